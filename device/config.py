@@ -320,8 +320,22 @@ def load(path: str | Path | None = None) -> Config:
     return from_dict(table, str(path))
 
 
+# Models of the `ci` profile (models/manifest.toml), used by a clone when the device
+# profile's files are absent: the package registries carry no Chinese voice or Vosk model.
+CI_MODELS = {
+    "llm": "qwen2.5-coder-0.5b-instruct-q4_k_m",
+    "tts_en": "en_US-joe-medium",
+    "llm_file": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+}
+
+
 def dev_config(root: Path, **overrides: Any) -> Config:
-    """Defaults for a clone on a laptop or CI: state, cache and models under `root`."""
+    """Defaults for a clone on a laptop or CI: state, cache and models under `root`.
+
+    When the device profile's language model is not in ``root/models`` but the `ci`
+    profile's is, the `ci` models are chosen and the language is English (the only piper
+    voice the package registries carry); `--language zh` still works for text turns.
+    """
     root = root.resolve()
     table: dict[str, Any] = {
         "state_dir": str(root / ".state"),
@@ -330,5 +344,10 @@ def dev_config(root: Path, **overrides: Any) -> Config:
         "runtime_dir": str(root / ".state" / "run"),
         "library": {"paths": [str(root / ".state" / "library")]},
     }
+    device_llm = root / "models" / (LlmConfig.model + ".gguf")
+    if not device_llm.exists() and (root / "models" / CI_MODELS["llm_file"]).exists():
+        table["language"] = "en"
+        table["llm"] = {"model": CI_MODELS["llm"]}
+        table["tts"] = {"voice_en": CI_MODELS["tts_en"]}
     table.update(overrides)
     return from_dict(table, "<dev defaults>")

@@ -1,0 +1,257 @@
+"""The `xiaoting` command: run the service, talk to it, and inspect it over SSH.
+
+Subcommands: run, ask, tool, status, inject, trace, doctor, models, mcp, demo. Every one
+takes ``--config PATH`` (default: $XIAOTING_CONFIG, else /etc/xiaoting/config.toml, else the
+clone's development defaults) and ``--debug``. Exit codes: 0 success, 1 failure, 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from device import config as config_mod
+from device import logs
+
+_LOGGER = logging.getLogger(__name__)
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def resolve_config(path: str | None, *, language: str | None = None) -> config_mod.Config:
+    """Load the config named on the command line or found in the usual places.
+
+    Raises ConfigError when a named file is missing or invalid.
+    """
+    path = path or os.environ.get("XIAOTING_CONFIG")
+    if path:
+        cfg = config_mod.load(path)
+    elif config_mod.DEFAULT_CONFIG_PATH.exists() and os.access(config_mod.DEFAULT_CONFIG_PATH, os.R_OK):
+        cfg = config_mod.load(config_mod.DEFAULT_CONFIG_PATH)
+    else:
+        cfg = config_mod.dev_config(REPO_ROOT)
+    if language:
+        import dataclasses
+
+        cfg = config_mod.validate(dataclasses.replace(cfg, language=language))
+    return cfg
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+def cmd_run(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Start the assistant: models, push-to-talk, audio, agent, player, control socket."""
+    from device import app
+
+    return asyncio.run(app.run(cfg, keyboard=args.keyboard))
+
+
+def cmd_ask(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """One text turn: on the running service if its control socket answers, else in-process."""
+    from device import runtime
+
+    return asyncio.run(runtime.ask(cfg, " ".join(args.text), local=args.local))
+
+
+def cmd_tool(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Call one tool directly with JSON arguments (for debugging over SSH)."""
+    from device import runtime
+
+    try:
+        arguments = json.loads(args.arguments or "{}")
+    except json.JSONDecodeError as err:
+        print(f"xiaoting tool: arguments are not valid JSON: {err}", file=sys.stderr)
+        return 2
+    if not isinstance(arguments, dict):
+        print("xiaoting tool: arguments must be a JSON object", file=sys.stderr)
+        return 2
+    return asyncio.run(runtime.call_tool(cfg, args.name, arguments, wait=args.wait))
+
+
+def cmd_status(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Show the running service's state through its control socket."""
+    from device import runtime
+
+    return asyncio.run(runtime.status(cfg))
+
+
+def cmd_inject(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Inject a human correction (an extra Observation) into the current or next turn."""
+    from device import runtime
+
+    return asyncio.run(runtime.inject(cfg, " ".join(args.text)))
+
+
+def cmd_trace(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Print the last turns' Thought/Action/Observation steps with timings."""
+    from agent import trace
+
+    path = cfg.path("state_dir") / "trace"
+    turns = trace.read_last(path, args.n)
+    if not turns:
+        print(f"no turns recorded yet in {path}")
+        return 0
+    if args.json:
+        _print_json(turns)
+    else:
+        print(trace.format_turns(turns))
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Check config, models, audio devices, GPIO, disk and network; one line each."""
+    from device import doctor
+
+    return asyncio.run(doctor.run(cfg, full=args.full))
+
+
+def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """List, fetch, verify or hash model files (see models/manifest.toml)."""
+    from device import models
+
+    manifest = models.load_manifest()
+    models_dir = Path(args.models_dir or cfg.models_dir)
+    cache_dir = Path(args.cache_dir) if args.cache_dir else None
+    if args.action == "list":
+        for m in manifest.values():
+            size = f"{m.size / 1e6:,.0f} MB" if m.size else "size unknown"
+            print(f"{m.id:40} {m.role:4} {','.join(m.languages):6} {','.join(m.profiles):10} {size}")
+        return 0
+    if args.action == "hash":
+        for target in args.ids:
+            p = Path(target)
+            size, sha = models.tree_sha256(p) if p.is_dir() else (p.stat().st_size, models.file_sha256(p))
+            print(f"{sha}  {size}  {p}")
+        return 0
+    chosen = models.select(manifest, profile=args.profile, ids=args.ids)
+    store = models.ModelStore(models_dir, cache_dir)
+    if args.action == "fetch":
+        report = asyncio.run(store.fetch(chosen, force=args.force))
+    else:
+        report = models.FetchReport()
+        for model in chosen:
+            for spec in model.files:
+                try:
+                    store.verify(spec, models_dir / spec.path, full=True)
+                    report.results[spec.path] = "present"
+                except models.ModelError as err:
+                    report.results[spec.path] = f"failed: {err}"
+    for path, result in report.results.items():
+        print(f"{'ok  ' if result in ('present', 'fetched') else 'FAIL'} {path}: {result}")
+    if not report.ok:
+        print("some model files are missing or corrupt; run `xiaoting models fetch` again", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def cmd_mcp(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Offer xiaoting's tools over MCP on stdio (for clients that spawn a process)."""
+    from device import runtime
+
+    return asyncio.run(runtime.serve_mcp_stdio(cfg))
+
+
+def cmd_demo(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """Make a demo library and run a few turns through the whole real chain."""
+    from device import demo
+
+    return asyncio.run(demo.run(cfg, out=Path(args.out) if args.out else None, turns=args.turn))
+
+
+# ---------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `xiaoting` command."""
+    def common_options(default: object) -> argparse.ArgumentParser:
+        # The same options before or after the subcommand; the subcommand's copy does not
+        # overwrite a value given before it (argparse.SUPPRESS).
+        common = argparse.ArgumentParser(add_help=False)
+        common.add_argument("--config", metavar="PATH", default=default, help="config file (TOML)")
+        common.add_argument("--debug", action="store_true", default=default or False,
+                            help="log at debug level")
+        common.add_argument("--language", choices=config_mod.LANGUAGES, default=default,
+                            help="override language")
+        return common
+
+    parser = argparse.ArgumentParser(prog="xiaoting", description=__doc__.splitlines()[0],
+                                     parents=[common_options(None)])
+    common = common_options(argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+        p.set_defaults(func=func)
+        return p
+
+    p = add("run", cmd_run, "run the assistant (what the systemd service starts)")
+    p.add_argument("--keyboard", action="store_true", help="push-to-talk with Enter on this terminal")
+    p = add("ask", cmd_ask, "one text turn, printing each ReAct step")
+    p.add_argument("text", nargs="+")
+    p.add_argument("--local", action="store_true", help="run in this process even if the service runs")
+    p = add("tool", cmd_tool, "call one tool directly: xiaoting tool NAME '{\"arg\": 1}'")
+    p.add_argument("name")
+    p.add_argument("arguments", nargs="?", default="{}")
+    p.add_argument("--wait", type=float, default=0.0,
+                   help="seconds to keep playing/downloading after the call (in-process only)")
+    add("status", cmd_status, "state of the running service")
+    p = add("inject", cmd_inject, "add a correction to the current or next turn")
+    p.add_argument("text", nargs="+")
+    p = add("trace", cmd_trace, "the last turns' steps with timings")
+    p.add_argument("-n", type=int, default=3, help="how many turns (default 3)")
+    p.add_argument("--json", action="store_true", help="raw JSON lines")
+    p = add("doctor", cmd_doctor, "check config, models, audio, GPIO, disk, network")
+    p.add_argument("--full", action="store_true", help="re-hash every model file")
+    p = add("models", cmd_models, "list | fetch | verify | hash model files")
+    p.add_argument("action", choices=("list", "fetch", "verify", "hash"))
+    p.add_argument("ids", nargs="*", help="model ids (or, for hash, paths)")
+    p.add_argument("--profile", help="device, ci or ci-large")
+    p.add_argument("--models-dir", help="default: the config's models_dir")
+    p.add_argument("--cache-dir", help="shared download cache (default ~/.cache/xiaoting/models)")
+    p.add_argument("--force", action="store_true", help="download again even if present")
+    add("mcp", cmd_mcp, "serve the tools over MCP on stdio")
+    p = add("demo", cmd_demo, "make a demo library and run a few turns end to end")
+    p.add_argument("--out", help="WAV file to write the audio to (default: sound card or demo-out/)")
+    p.add_argument("--turn", action="append", help="a request to send (repeatable)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `xiaoting` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = resolve_config(args.config, language=args.language)
+    except config_mod.ConfigError as err:
+        logs.setup("INFO")
+        print(f"xiaoting: configuration error: {err}", file=sys.stderr)
+        return 2
+    logs.setup(cfg.log_level, debug=args.debug)
+    logs.add_secret(cfg.remote.api_key)
+    try:
+        return args.func(args, cfg)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # one clear line instead of a traceback; --debug shows it
+        from device import models
+
+        if isinstance(err, models.ModelError | config_mod.ConfigError):
+            print(f"xiaoting: {err}", file=sys.stderr)
+            return 1
+        if args.debug:
+            raise
+        print(f"xiaoting {args.command}: {type(err).__name__}: {err} (--debug for details)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

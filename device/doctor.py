@@ -1,0 +1,216 @@
+"""`xiaoting doctor`: check what the assistant needs and say it plainly, one line each.
+
+Each check gives a `Finding` with a level: ``ok``, ``warn`` (the assistant runs with less,
+e.g. no GPIO means push-to-talk by keyboard or socket only) or ``fail`` (something required
+is missing: the config, the language model, llama.cpp). `run` exits 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import glob
+import importlib.util
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from device import models
+from device.config import Config
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+LOW_DISK_BYTES = 500 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the report: what was checked, its level, and what was found."""
+
+    name: str
+    level: str
+    detail: str
+
+    def line(self) -> str:
+        """``[ ok ] name: detail`` — no colours, so it reads the same in the journal."""
+        return f"[{self.level:^4}] {self.name}: {self.detail}"
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Silence C libraries (ALSA) that print straight to file descriptor 2."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def check_config(cfg: Config) -> Finding:
+    """The config loaded (it did, or the CLI would have stopped with the bad key)."""
+    remote = "remote fallback on" if cfg.remote_enabled else "no remote API key (local only)"
+    return Finding("config", OK, f"{cfg.source}, language {cfg.language}, policy {cfg.llm.policy}, {remote}")
+
+
+def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool) -> Finding:
+    """A model file of the manifest is present in models_dir and matches its checksum."""
+    label = f"model ({role})"
+    if not name:
+        return Finding(label, WARN if not required else FAIL, "none configured")
+    try:
+        manifest = models.load_manifest()
+        spec = models.find_file(name, manifest)
+    except models.ModelError as err:
+        return Finding(label, FAIL if required else WARN, str(err))
+    path = Path(cfg.models_dir).expanduser() / spec.path
+    if not path.exists():
+        what = "required" if required else "that part will not work"
+        return Finding(label, FAIL if required else WARN,
+                       f"{name} missing at {path} ({what}; run `xiaoting models fetch {name}`)")
+    store = models.ModelStore(Path(cfg.models_dir))
+    try:
+        target = path.resolve()
+        store.verify(spec, target, full=full)
+    except models.ModelError as err:
+        return Finding(label, FAIL if required else WARN, f"{err} (run `xiaoting models fetch --force {name}`)")
+    return Finding(label, OK, f"{name} present, checksum {'re-hashed' if full else 'verified'}")
+
+
+def check_module(module: str, why: str, *, required: bool) -> Finding:
+    """A Python package can be imported (found without importing heavy native code)."""
+    if importlib.util.find_spec(module) is None:
+        return Finding(f"python:{module}", FAIL if required else WARN, f"not installed ({why}); run ./install.sh")
+    return Finding(f"python:{module}", OK, "installed")
+
+
+def check_audio(cfg: Config) -> list[Finding]:
+    """ALSA cards and whether the configured capture and playback devices open."""
+    try:
+        import alsaaudio
+    except ImportError:
+        return [Finding("audio", WARN, "pyalsaaudio is not installed; no sound in or out")]
+    with quiet_stderr():
+        cards = alsaaudio.cards()
+    findings = []
+    if not cards:
+        findings.append(Finding("audio cards", WARN, "ALSA lists no sound card on this machine"))
+    else:
+        findings.append(Finding("audio cards", OK, ", ".join(cards)))
+    for kind, device, label in (
+        (alsaaudio.PCM_CAPTURE, cfg.audio.capture_device, "microphone"),
+        (alsaaudio.PCM_PLAYBACK, cfg.audio.playback_device, "speaker"),
+    ):
+        try:
+            with quiet_stderr():
+                pcm = alsaaudio.PCM(kind, alsaaudio.PCM_NONBLOCK, device=device)
+            pcm.close()
+            findings.append(Finding(label, OK, f"ALSA device {device!r} opens"))
+        except alsaaudio.ALSAAudioError as err:
+            if not cards:
+                hint = "there is no sound card"
+            elif "busy" in str(err).lower():
+                hint = "device busy: another program holds it"
+            else:
+                hint = "is the user in the audio group? is the device name right (aplay -L)?"
+            findings.append(Finding(label, WARN, f"ALSA device {device!r} does not open: {err} ({hint})"))
+    return findings
+
+
+def check_gpio(cfg: Config) -> Finding:
+    """GPIO chips and the pin factory gpiozero would use."""
+    if not cfg.button.gpio:
+        return Finding("gpio", OK, "disabled in config (button.gpio = false)")
+    factory = cfg.button.pin_factory or os.environ.get("GPIOZERO_PIN_FACTORY", "")
+    if factory == "mock":
+        return Finding("gpio", OK, "mock pin factory (testing)")
+    chips = sorted(glob.glob("/dev/gpiochip*")) + glob.glob("/dev/gpiomem")
+    if not chips:
+        return Finding("gpio", WARN, "no GPIO on this machine (no /dev/gpiochip*); "
+                       "push-to-talk by keyboard or `xiaoting ask` only")
+    access = [c for c in chips if os.access(c, os.R_OK | os.W_OK)]
+    if not access:
+        return Finding("gpio", WARN, f"{', '.join(chips)} not accessible: add the user to the gpio group")
+    return Finding("gpio", OK, f"pin {cfg.button.pin} via {factory or 'default pin factory'} ({', '.join(access)})")
+
+
+def check_disk(cfg: Config) -> list[Finding]:
+    """Free space where state and models live."""
+    findings = []
+    for name in ("state_dir", "models_dir"):
+        path = Path(getattr(cfg, name)).expanduser()
+        probe = path
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        free = shutil.disk_usage(probe).free
+        level = OK if free >= LOW_DISK_BYTES else WARN
+        writable = os.access(probe, os.W_OK)
+        detail = f"{path}: {free / 1e9:.1f} GB free" + ("" if writable else ", not writable by this user")
+        findings.append(Finding(f"disk ({name})", level if writable else WARN, detail))
+    return findings
+
+
+async def check_network(cfg: Config, *, timeout: float = 3.0) -> Finding:
+    """Whether the remote model's host accepts a TCP connection (only with an API key)."""
+    if not cfg.remote_enabled:
+        return Finding("network", OK, "no remote model configured; nothing to reach")
+    parts = urlsplit(cfg.remote.base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), timeout)
+        writer.close()
+        return Finding("network", OK, f"{parts.hostname}:{port} reachable")
+    except (OSError, TimeoutError) as err:
+        return Finding("network", WARN, f"{parts.hostname}:{port} unreachable ({err or 'timeout'}); "
+                       "the local model answers alone")
+
+
+async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
+    """Every check, in report order."""
+    findings = [check_config(cfg)]
+    findings.append(check_module("llama_cpp", "the local language model", required=True))
+    findings.append(check_model(cfg, "llm", cfg.llm.model, required=cfg.llm.policy != "remote", full=full))
+    findings.append(check_module("vosk", "speech recognition", required=False))
+    findings.append(check_model(cfg, "asr", cfg.asr_model, required=False, full=full))
+    findings.append(check_module("piper", "speech synthesis", required=False))
+    findings.append(check_model(cfg, "tts", cfg.tts_voice, required=False, full=full))
+    findings.extend(check_audio(cfg))
+    findings.append(check_gpio(cfg))
+    findings.extend(check_disk(cfg))
+    findings.append(await check_network(cfg))
+    findings.extend(await check_mcp(cfg))
+    return findings
+
+
+async def check_mcp(cfg: Config) -> list[Finding]:
+    """MCP servers named in the config: connect briefly and list their tools."""
+    if not cfg.mcp.servers:
+        return [Finding("mcp", OK, "no MCP servers configured")]
+    try:
+        from device import runtime
+    except ImportError as err:
+        return [Finding("mcp", WARN, f"cannot check MCP servers: {err}")]
+    return [Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"])
+            for s in await runtime.mcp_status(cfg)]
+
+
+async def run(cfg: Config, *, full: bool = False) -> int:
+    """Print the report; 0 when nothing required is missing, else 1."""
+    findings = await collect(cfg, full=full)
+    for finding in findings:
+        print(finding.line())
+    failed = [f for f in findings if f.level == FAIL]
+    warned = [f for f in findings if f.level == WARN]
+    print(f"{len(findings)} checks: {len(findings) - len(failed) - len(warned)} ok, "
+          f"{len(warned)} warnings, {len(failed)} failed")
+    sys.stdout.flush()
+    return 1 if failed else 0

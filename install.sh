@@ -130,7 +130,7 @@ esac
 KEY="$(printf '%s %s' "$LLAMA_VERSION" "$CMAKE_FLAGS" | sha256sum | cut -c1-12)"
 WHEEL_DIR="$WHEELS/llama-cpp-python-$LLAMA_VERSION-$ARCH-$KEY"
 SDIST="$WHEELS/sdist/llama_cpp_python-$LLAMA_VERSION.tar.gz"
-if [ "$DRY" = 0 ] && "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null \
+if "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null \
    && [ -f "$VENV/.llama-build-key" ] && [ "$(cat "$VENV/.llama-build-key")" = "$KEY" ]; then
   say "llama-cpp-python $LLAMA_VERSION present (flags: ${CMAKE_FLAGS:-native})"
 else
@@ -190,6 +190,10 @@ if [ "$MODE" = system ]; then
   run install -m 0644 "$HERE/systemd/xiaoting.service" /etc/systemd/system/xiaoting.service
   run systemctl daemon-reload
   run systemctl enable --now xiaoting.service
+fi
+if [ "$DRY" = 1 ]; then
+  say "dry run: nothing was changed"
+elif [ "$MODE" = system ]; then
   cat <<'EOF'
 
 xiaoting is installed and running.

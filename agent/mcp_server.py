@@ -20,6 +20,7 @@ import ipaddress
 import json
 import logging
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -27,11 +28,15 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
 from .errors import AgentError
-from .tools import ToolRegistry
+from .tools import ToolRegistry, ToolResult
+
+CallHook = Callable[[str, ToolResult], None]
+"""Called with (caller, result) after every MCP tool call, e.g. to add it to the trace."""
 
 _LOGGER = logging.getLogger(__name__)
 
 __all__ = [
+    "CallHook",
     "McpBridgeError",
     "McpHttpServer",
     "build_mcp_server",
@@ -72,13 +77,18 @@ def _client_label(ctx: Any, transport: str) -> str:
 
 
 def build_mcp_server(
-    registry: ToolRegistry, *, name: str = "xiaoting", transport: str = "mcp"
+    registry: ToolRegistry,
+    *,
+    name: str = "xiaoting",
+    transport: str = "mcp",
+    on_call: CallHook | None = None,
 ) -> Server[Any]:
     """An SDK low-level `Server` offering every tool of `registry`, read live on each request.
 
     `transport` labels calls in the log when the client gave no name ("stdio", "http").
     Tool failures (unknown tool, invalid arguments, timeout, exception) come back as
-    ``CallToolResult(isError=True)`` with the registry's observation text.
+    ``CallToolResult(isError=True)`` with the registry's observation text. `on_call`
+    gets ``(caller, ToolResult)`` after each call; its exceptions are logged and ignored.
     """
 
     async def list_tools(
@@ -97,6 +107,11 @@ def build_mcp_server(
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         caller = _client_label(ctx, transport)
         result = await registry.call(params.name, dict(params.arguments or {}), caller=caller)
+        if on_call is not None:
+            try:
+                on_call(caller, result)
+            except Exception:
+                _LOGGER.exception("MCP call hook failed")
         return types.CallToolResult(
             content=[types.TextContent(text=result.text)],
             is_error=not result.ok,
@@ -119,13 +134,15 @@ def _init_options(server: Server[Any]) -> Any:
     return server.create_initialization_options(NotificationOptions(tools_changed=False))
 
 
-async def serve_stdio(registry: ToolRegistry, *, name: str = "xiaoting") -> None:
+async def serve_stdio(
+    registry: ToolRegistry, *, name: str = "xiaoting", on_call: CallHook | None = None
+) -> None:
     """Serve `registry` over MCP on this process's stdin/stdout until stdin closes.
 
     Newline-delimited JSON-RPC, as the SDK's `stdio_server` speaks it; while serving,
     fd 1 points at stderr so stray prints cannot corrupt the stream. For `xiaoting mcp`.
     """
-    server = build_mcp_server(registry, name=name, transport="stdio")
+    server = build_mcp_server(registry, name=name, transport="stdio", on_call=on_call)
     async with stdio_server() as (read_stream, write_stream):
         _LOGGER.info("MCP server on stdio with %d tools", len(registry.names()))
         await server.run(read_stream, write_stream, _init_options(server))
@@ -149,7 +166,8 @@ class _BearerGuard:
             if not hmac.compare_digest(given, self._expected):
                 client = scope.get("client") or ("?", 0)
                 _LOGGER.warning("MCP HTTP request from %s refused: bad or missing token", client[0])
-                body = json.dumps({"error": "unauthorized"}).encode()
+                error = {"code": -32600, "message": "HTTP 401: missing or wrong bearer token"}
+                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
                 await send(
                     {
                         "type": "http.response.start",
@@ -183,6 +201,7 @@ class McpHttpServer:
         port: int = 8765,
         token: str = "",
         name: str = "xiaoting",
+        on_call: CallHook | None = None,
     ) -> None:
         if not is_loopback(host) and not token:
             raise McpBridgeError(
@@ -194,6 +213,7 @@ class McpHttpServer:
         self._token = token
         self._name = name
         self._registry = registry
+        self._on_call = on_call
         self._uvicorn: Any = None
         self._socket: socket.socket | None = None
 
@@ -220,7 +240,9 @@ class McpHttpServer:
         """Bind and start serving; returns the endpoint URL. Raises McpBridgeError."""
         import uvicorn
 
-        server = build_mcp_server(self._registry, name=self._name, transport="http")
+        server = build_mcp_server(
+            self._registry, name=self._name, transport="http", on_call=self._on_call
+        )
         app: Any = server.streamable_http_app(
             streamable_http_path=MCP_PATH, host=self.host, session_idle_timeout=600.0
         )
@@ -276,6 +298,7 @@ async def serve_http(
     port: int = 8765,
     token: str = "",
     name: str = "xiaoting",
+    on_call: CallHook | None = None,
 ) -> None:
     """Serve `registry` over MCP Streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
@@ -283,7 +306,7 @@ async def serve_http(
     cleanly (open streams get `SHUTDOWN_GRACE` seconds). Raises McpBridgeError when `host`
     is not loopback and `token` is empty, or when the address cannot be bound.
     """
-    http = McpHttpServer(registry, host=host, port=port, token=token, name=name)
+    http = McpHttpServer(registry, host=host, port=port, token=token, name=name, on_call=on_call)
     await http.start()
     try:
         await asyncio.Event().wait()

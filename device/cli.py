@@ -31,7 +31,8 @@ def resolve_config(path: str | None, *, language: str | None = None) -> config_m
     path = path or os.environ.get("XIAOTING_CONFIG")
     if path:
         cfg = config_mod.load(path)
-    elif config_mod.DEFAULT_CONFIG_PATH.exists() and os.access(config_mod.DEFAULT_CONFIG_PATH, os.R_OK):
+    elif config_mod.DEFAULT_CONFIG_PATH.exists():
+        # An installed box: its config, or a clear error (e.g. not readable without sudo).
         cfg = config_mod.load(config_mod.DEFAULT_CONFIG_PATH)
     else:
         cfg = config_mod.dev_config(REPO_ROOT)
@@ -125,12 +126,16 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     if args.action == "list":
         for m in manifest.values():
             size = f"{m.size / 1e6:,.0f} MB" if m.size else "size unknown"
-            print(f"{m.id:40} {m.role:4} {','.join(m.languages):6} {','.join(m.profiles):10} {size}")
+            print(
+                f"{m.id:40} {m.role:4} {','.join(m.languages):6} {','.join(m.profiles):10} {size}"
+            )
         return 0
     if args.action == "hash":
         for target in args.ids:
             p = Path(target)
-            size, sha = models.tree_sha256(p) if p.is_dir() else (p.stat().st_size, models.file_sha256(p))
+            size, sha = (
+                models.tree_sha256(p) if p.is_dir() else (p.stat().st_size, models.file_sha256(p))
+            )
             print(f"{sha}  {size}  {p}")
         return 0
     chosen = models.select(manifest, profile=args.profile, ids=args.ids)
@@ -141,15 +146,19 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         report = models.FetchReport()
         for model in chosen:
             for spec in model.files:
+                holder = store if cache_dir else models.ModelStore.holding(models_dir, spec)
                 try:
-                    store.verify(spec, models_dir / spec.path, full=True)
+                    holder.verify(spec, (models_dir / spec.path).resolve(), full=True)
                     report.results[spec.path] = "present"
                 except models.ModelError as err:
                     report.results[spec.path] = f"failed: {err}"
     for path, result in report.results.items():
         print(f"{'ok  ' if result in ('present', 'fetched') else 'FAIL'} {path}: {result}")
     if not report.ok:
-        print("some model files are missing or corrupt; run `xiaoting models fetch` again", file=sys.stderr)
+        print(
+            "some model files are missing or corrupt; run `xiaoting models fetch` again",
+            file=sys.stderr,
+        )
     return 0 if report.ok else 1
 
 
@@ -172,19 +181,23 @@ def cmd_demo(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `xiaoting` command."""
+
     def common_options(default: object) -> argparse.ArgumentParser:
         # The same options before or after the subcommand; the subcommand's copy does not
         # overwrite a value given before it (argparse.SUPPRESS).
         common = argparse.ArgumentParser(add_help=False)
         common.add_argument("--config", metavar="PATH", default=default, help="config file (TOML)")
-        common.add_argument("--debug", action="store_true", default=default or False,
-                            help="log at debug level")
-        common.add_argument("--language", choices=config_mod.LANGUAGES, default=default,
-                            help="override language")
+        common.add_argument(
+            "--debug", action="store_true", default=default or False, help="log at debug level"
+        )
+        common.add_argument(
+            "--language", choices=config_mod.LANGUAGES, default=default, help="override language"
+        )
         return common
 
-    parser = argparse.ArgumentParser(prog="xiaoting", description=__doc__.splitlines()[0],
-                                     parents=[common_options(None)])
+    parser = argparse.ArgumentParser(
+        prog="xiaoting", description=__doc__.splitlines()[0], parents=[common_options(None)]
+    )
     common = common_options(argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -194,15 +207,23 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("run", cmd_run, "run the assistant (what the systemd service starts)")
-    p.add_argument("--keyboard", action="store_true", help="push-to-talk with Enter on this terminal")
+    p.add_argument(
+        "--keyboard", action="store_true", help="push-to-talk with Enter on this terminal"
+    )
     p = add("ask", cmd_ask, "one text turn, printing each ReAct step")
     p.add_argument("text", nargs="+")
-    p.add_argument("--local", action="store_true", help="run in this process even if the service runs")
+    p.add_argument(
+        "--local", action="store_true", help="run in this process even if the service runs"
+    )
     p = add("tool", cmd_tool, "call one tool directly: xiaoting tool NAME '{\"arg\": 1}'")
     p.add_argument("name")
     p.add_argument("arguments", nargs="?", default="{}")
-    p.add_argument("--wait", type=float, default=0.0,
-                   help="seconds to keep playing/downloading after the call (in-process only)")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        help="seconds to keep playing/downloading after the call (in-process only)",
+    )
     add("status", cmd_status, "state of the running service")
     p = add("inject", cmd_inject, "add a correction to the current or next turn")
     p.add_argument("text", nargs="+")
@@ -220,7 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="download again even if present")
     add("mcp", cmd_mcp, "serve the tools over MCP on stdio")
     p = add("demo", cmd_demo, "make a demo library and run a few turns end to end")
-    p.add_argument("--out", help="WAV file to write the audio to (default: sound card or demo-out/)")
+    p.add_argument(
+        "--out", help="WAV file to write the audio to (default: sound card or demo-out/)"
+    )
     p.add_argument("--turn", action="append", help="a request to send (repeatable)")
     return parser
 
@@ -248,8 +271,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if args.debug:
             raise
-        print(f"xiaoting {args.command}: {type(err).__name__}: {err} (--debug for details)",
-              file=sys.stderr)
+        print(
+            f"xiaoting {args.command}: {type(err).__name__}: {err} (--debug for details)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -247,7 +247,7 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
 
 def _check(meta: Any, value: Any, key: str) -> None:
     lo, hi = meta.get("lo"), meta.get("hi")
-    if lo is not None and value < lo or hi is not None and value > hi:
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ConfigError(f"{key}: must be between {lo:g} and {hi:g}, got {value!r}")
     choices = meta.get("choices")
     if choices and value not in choices:
@@ -314,7 +314,10 @@ def load(path: str | Path | None = None) -> Config:
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file (copy config.example.toml there)") from None
     except PermissionError:
-        raise ConfigError(f"{path}: not readable by this user (mode or owner)") from None
+        raise ConfigError(
+            f"{path}: not readable by this user (it is mode 0600 for the xiaoting user: "
+            "use sudo, or --config another file)"
+        ) from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     return from_dict(table, str(path))

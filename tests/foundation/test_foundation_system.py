@@ -1,0 +1,127 @@
+"""systemd/xiaoting.service passes `systemd-analyze verify`; install.sh's --help and --dry-run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UNIT = ROOT / "systemd" / "xiaoting.service"
+INSTALL = ROOT / "install.sh"
+EXEC = "/opt/xiaoting/venv/bin/xiaoting"
+
+
+def unit_settings() -> dict[str, list[str]]:
+    """Key -> values of the unit file (keys may repeat, e.g. DeviceAllow)."""
+    settings: dict[str, list[str]] = {}
+    for raw in UNIT.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";", "[")):
+            continue
+        key, _, value = line.partition("=")
+        settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def test_unit_passes_systemd_analyze_verify(tmp_path):
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        if os.environ.get("XIAOTING_REQUIRE_MODELS", "") not in ("", "0"):
+            pytest.fail("systemd-analyze is not installed")
+        pytest.skip("systemd-analyze is not installed")
+    text = UNIT.read_text()
+    assert EXEC in text
+    program = tmp_path / "xiaoting"
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o755)
+    unit = tmp_path / "xiaoting.service"
+    unit.write_text(text.replace(EXEC, str(program)))
+    result = subprocess.run(
+        [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == "", result.stderr
+
+
+def test_unit_settings():
+    s = unit_settings()
+    assert s["Type"] == ["notify"]
+    assert s["Restart"] == ["on-failure"]
+    assert s["User"] == ["xiaoting"]
+    assert s["NoNewPrivileges"] == ["yes"]
+    assert s["ProtectSystem"] == ["strict"]
+    assert int(s["WatchdogSec"][0]) > 0
+    assert set(s["SupplementaryGroups"][0].split()) >= {"audio", "gpio"}
+    for key in ("StateDirectory", "ConfigurationDirectory", "ProtectHome", "PrivateTmp"):
+        assert key in s, key
+    assert s["ExecStart"][0].startswith(EXEC + " run")
+    assert any("alsa" in v for v in s["DeviceAllow"])
+
+
+# ---------------------------------------------------------------- install.sh
+
+
+def run_install(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(INSTALL), *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_install_syntax():
+    result = subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_install_help():
+    result = run_install("--help")
+    assert result.returncode == 0
+    for option in ("--dev", "--dry-run", "--profile", "--no-models"):
+        assert option in result.stdout
+
+
+def test_install_unknown_option_exits_2():
+    result = run_install("--frobnicate")
+    assert result.returncode == 2
+    assert "--frobnicate" in result.stderr
+
+
+def _user_exists(name: str) -> bool:
+    return subprocess.run(["id", name], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the system install's dry run is checked as root")
+def test_install_dry_run_lists_system_install_and_changes_nothing():
+    watched = [
+        Path("/etc/xiaoting"),
+        Path("/opt/xiaoting"),
+        Path("/var/lib/xiaoting"),
+        Path("/var/cache/xiaoting"),
+        Path("/etc/systemd/system/xiaoting.service"),
+        Path("/usr/local/bin/xiaoting"),
+    ]
+    before = {p: p.exists() for p in watched}
+    user_before = _user_exists("xiaoting")
+    result = run_install("--dry-run", "--no-models")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    if user_before:
+        assert "useradd" not in out
+    else:
+        assert "would run: useradd" in out and "xiaoting" in out
+    assert "/etc/xiaoting/config.toml" in out
+    assert "would run: systemctl enable --now xiaoting" in out
+    assert "models fetch" not in out  # --no-models
+    # Nothing happened: no folders, no user, no unit.
+    for path, existed in before.items():
+        if not existed:
+            assert not path.exists(), f"dry run created {path}"
+    assert _user_exists("xiaoting") == user_before
+    # Every change is shown as "would run", never run.
+    for line in out.splitlines():
+        for command in ("apt-get", "useradd", "usermod", "systemctl", "install -d"):
+            if command in line and not line.startswith("==>"):
+                assert line.lstrip().startswith("would run:"), line

@@ -52,21 +52,25 @@ def _print_json(data: object) -> None:
 
 def cmd_run(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Start the assistant: models, push-to-talk, audio, agent, player, control socket."""
-    from device import app
+    import dataclasses
 
-    return asyncio.run(app.run(cfg, keyboard=args.keyboard))
+    from device import runtime
+
+    if args.keyboard:
+        cfg = dataclasses.replace(cfg, button=dataclasses.replace(cfg.button, keyboard=True))
+    return runtime.main(cfg)
 
 
 def cmd_ask(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """One text turn: on the running service if its control socket answers, else in-process."""
-    from device import runtime
+    from device import commands
 
-    return asyncio.run(runtime.ask(cfg, " ".join(args.text), local=args.local))
+    return asyncio.run(commands.ask(cfg, " ".join(args.text), local=args.local, wait=args.wait))
 
 
 def cmd_tool(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Call one tool directly with JSON arguments (for debugging over SSH)."""
-    from device import runtime
+    from device import commands
 
     try:
         arguments = json.loads(args.arguments or "{}")
@@ -76,28 +80,28 @@ def cmd_tool(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     if not isinstance(arguments, dict):
         print("xiaoting tool: arguments must be a JSON object", file=sys.stderr)
         return 2
-    return asyncio.run(runtime.call_tool(cfg, args.name, arguments, wait=args.wait))
+    return asyncio.run(commands.call_tool(cfg, args.name, arguments, wait=args.wait))
 
 
 def cmd_status(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Show the running service's state through its control socket."""
-    from device import runtime
+    from device import commands
 
-    return asyncio.run(runtime.status(cfg))
+    return asyncio.run(commands.status(cfg))
 
 
 def cmd_inject(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Inject a human correction (an extra Observation) into the current or next turn."""
-    from device import runtime
+    from device import commands
 
-    return asyncio.run(runtime.inject(cfg, " ".join(args.text)))
+    return asyncio.run(commands.inject(cfg, " ".join(args.text)))
 
 
 def cmd_trace(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Print the last turns' Thought/Action/Observation steps with timings."""
     from agent import trace
 
-    path = cfg.path("state_dir") / "trace"
+    path = cfg.path("state_dir")
     turns = trace.read_last(path, args.n)
     if not turns:
         print(f"no turns recorded yet in {path}")
@@ -164,9 +168,9 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
 def cmd_mcp(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Offer xiaoting's tools over MCP on stdio (for clients that spawn a process)."""
-    from device import runtime
+    from device import commands
 
-    return asyncio.run(runtime.serve_mcp_stdio(cfg))
+    return asyncio.run(commands.serve_mcp_stdio(cfg))
 
 
 def cmd_demo(args: argparse.Namespace, cfg: config_mod.Config) -> int:
@@ -214,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", nargs="+")
     p.add_argument(
         "--local", action="store_true", help="run in this process even if the service runs"
+    )
+    p.add_argument(
+        "--wait", type=float, default=0.0, help="seconds to keep playing after the turn"
     )
     p = add("tool", cmd_tool, "call one tool directly: xiaoting tool NAME '{\"arg\": 1}'")
     p.add_argument("name")

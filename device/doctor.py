@@ -226,14 +226,13 @@ async def check_mcp(cfg: Config) -> list[Finding]:
     """MCP servers named in the config: connect briefly and list their tools."""
     if not cfg.mcp.servers:
         return [Finding("mcp", OK, "no MCP servers configured")]
+    from device import commands
+
     try:
-        from device import runtime
-    except ImportError as err:
+        rows = await commands.mcp_status(cfg)
+    except Exception as err:
         return [Finding("mcp", WARN, f"cannot check MCP servers: {err}")]
-    return [
-        Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"])
-        for s in await runtime.mcp_status(cfg)
-    ]
+    return [Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"]) for s in rows]
 
 
 async def run(cfg: Config, *, full: bool = False) -> int:

@@ -30,3 +30,11 @@ class DownloadError(PlayerError):
 
 class DecodeError(PlayerError):
     """An audio file cannot be opened or decoded by PyAV (corrupt, empty, not audio)."""
+
+
+class InterruptedDownloadError(DownloadError):
+    """The network went away mid-download; the partial file is kept for a Range resume."""
+
+
+class SinkError(PlayerError):
+    """Writing PCM to the audio output failed (the file itself may be fine)."""

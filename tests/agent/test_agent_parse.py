@@ -242,7 +242,7 @@ def test_thought_is_kept() -> None:
         ("Thought: x\nFinal Answer:   ", "Final Answer is empty"),
         ("Action Input: {}", "without an Action"),
         ("Thought: x\nAction: search_and_play\nAction Input: [1, 2]", "JSON object"),
-        ("Observation: I did it", "label found"),
+        ("Observation: I did it", "starts with an Observation"),
     ],
 )
 def test_format_errors_say_why(text: str, reason: str) -> None:

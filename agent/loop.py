@@ -1,0 +1,443 @@
+"""The ReAct loop: Thought → Action → Observation rounds until a Final Answer.
+
+One `Agent.run` is one turn: the utterance (a transcript) goes in, a spoken answer and
+every step come out as a `TurnResult`. The loop never raises for the model's mistakes
+(format errors, unknown tools, bad arguments become observations and count as rounds)
+nor for a tool's failure; it always ends with something sensible to say.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .errors import FormatError, ModelError
+from .fastpath import FastPath
+from .grammar import Constraints, build_grammar
+from .models import ChatModel, Completion, estimate_tokens
+from .parse import Action, parse
+from .prompt import neutralise_labels, observation_message, render_system_prompt
+from .tools import ToolRegistry, ToolResult
+from .turn import Step, StepKind, TurnResult, short_text
+
+_LOGGER = logging.getLogger(__name__)
+
+__all__ = ["Agent", "Step", "StepKind", "TurnResult"]
+
+MAX_UTTERANCE_CHARS = 500
+"""Longer transcripts are cut to this many characters before they reach the model."""
+
+_TEXT = {
+    "zh": {
+        "empty": "我没听清，请再说一遍。",
+        "rounds": "抱歉，这件事我没能办好，请换个说法再试一次。",
+        "model": "抱歉，我现在想不出来，请稍后再试。",
+        "format": "Format error: {reason}。请严格按格式回复：Thought 一行，然后 Action 和 Action Input，或者 Final Answer。",
+        "ok": "好的。",
+    },
+    "en": {
+        "empty": "Sorry, I didn't catch that. Please say it again.",
+        "rounds": "Sorry, I couldn't get that done. Please try saying it another way.",
+        "model": "Sorry, I can't think right now. Please try again later.",
+        "format": "Format error: {reason}. Reply with one Thought line, then Action and Action Input, or Final Answer.",
+        "ok": "OK.",
+    },
+}
+
+
+def _spoken(result: ToolResult, language: str) -> str:
+    """A sentence to speak from a tool result (its ``message`` field when it is JSON)."""
+    text = result.text.strip()
+    if text.startswith(("{", "[")):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            for key in ("message", "msg", "text", "status"):
+                if isinstance(value.get(key), str) and value[key]:
+                    return value[key]
+        return _TEXT[language]["ok"]
+    return text.removeprefix("Error: ") or _TEXT[language]["ok"]
+
+
+StepCallback = Callable[[Step], Any]
+
+
+class Agent:
+    """The ReAct engine for one registry and one chat model.
+
+    Options: `language` ("zh"/"en") picks the prompt and fallback sentences; `max_rounds`
+    bounds model steps per turn; `grammar` applies the GBNF grammar where the model
+    supports it; `fast_path` (bool or a `FastPath`) matches short commands first;
+    `max_tokens` per step; `n_ctx` overrides the model's context size for the budget;
+    `step_timeout` in seconds bounds one model step; `trace` (a `TraceWriter`) records
+    each turn; `system_prompt` replaces the rendered one.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        model: ChatModel,
+        *,
+        language: str = "zh",
+        max_rounds: int = 6,
+        grammar: bool = True,
+        fast_path: bool | FastPath = True,
+        max_tokens: int = 256,
+        n_ctx: int | None = None,
+        step_timeout: float = 60.0,
+        trace: Any = None,
+        system_prompt: str | None = None,
+    ) -> None:
+        if language not in _TEXT:
+            raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.registry = registry
+        self.model = model
+        self.language = language
+        self.max_rounds = max_rounds
+        self.grammar = grammar
+        self.fast_path = (
+            fast_path if isinstance(fast_path, FastPath) else FastPath(enabled=fast_path)
+        )
+        self.max_tokens = max_tokens
+        self.n_ctx = n_ctx
+        self.step_timeout = step_timeout
+        self.trace = trace
+        self._system_override = system_prompt
+        self._system: tuple[int, str] | None = None
+        self._injections: deque[str] = deque()
+
+    # -- public
+
+    def system_prompt(self) -> str:
+        """The system prompt for the current registry (re-rendered when the tools change)."""
+        if self._system_override is not None:
+            return self._system_override
+        if self._system is None or self._system[0] != self.registry.version:
+            text = render_system_prompt(self.registry, language=self.language)
+            self._system = (self.registry.version, text)
+        return self._system[1]
+
+    async def warm(self) -> None:
+        """Evaluate the system prompt into the model's KV cache now (e.g. at start-up), so
+        the first turn does not pay for it; a no-op for models without a cache."""
+        warm = getattr(self.model, "warm", None)
+        if warm is not None:
+            await warm([{"role": "system", "content": self.system_prompt()}])
+
+    def inject(self, text: str) -> None:
+        """Queue a listener's correction; it reaches the model as an extra Observation
+        before the next model step of the running turn, or of the next turn."""
+        if text and text.strip():
+            self._injections.append(text.strip())
+
+    async def run(
+        self,
+        utterance: str,
+        *,
+        cancel: asyncio.Event | None = None,
+        on_step: StepCallback | None = None,
+    ) -> TurnResult:
+        """Run one turn for `utterance`; never raises except for CancelledError of the task.
+
+        `cancel` set by a button press stops generation between tokens and returns with
+        ``cancelled=True``. `on_step` is called with each `Step` as it completes.
+        """
+        start = time.perf_counter()
+        turn = TurnResult(utterance=utterance, answer="")
+        try:
+            await self._run(turn, cancel or asyncio.Event(), on_step)
+        except Exception as exc:  # an implementation error: still answer, and record it
+            _LOGGER.exception("agent turn failed")
+            turn.error = f"{type(exc).__name__}: {exc}"
+            turn.answer = turn.answer or _TEXT[self.language]["model"]
+        turn.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        _LOGGER.info(
+            "turn %r -> %r (%d steps, %s, %.0f ms%s)",
+            short_text(utterance, 60),
+            short_text(turn.answer, 60),
+            len(turn.steps),
+            turn.backend,
+            turn.elapsed_ms,
+            ", cancelled" if turn.cancelled else "",
+        )
+        if self.trace is not None:
+            try:
+                self.trace.write(turn)
+            except Exception:
+                _LOGGER.exception("could not write the trace")
+        return turn
+
+    # -- the loop
+
+    def _record(self, turn: TurnResult, step: Step, on_step: StepCallback | None) -> None:
+        turn.steps.append(step)
+        _LOGGER.info("%s", step.log_line())
+        if on_step is not None:
+            try:
+                on_step(step)
+            except Exception:
+                _LOGGER.exception("on_step callback failed")
+
+    async def _call_tool(
+        self, name: str, arguments: dict[str, Any], cancel: asyncio.Event, caller: str
+    ) -> ToolResult | None:
+        """The tool's result, or None when `cancel` was set first."""
+        call = asyncio.ensure_future(self.registry.call(name, arguments, caller=caller))
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            done, _ = await asyncio.wait({call, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if call in done:
+            return call.result()
+        call.cancel()
+        return None
+
+    async def _run(
+        self, turn: TurnResult, cancel: asyncio.Event, on_step: StepCallback | None
+    ) -> None:
+        text = _TEXT[self.language]
+        utterance = (turn.utterance or "").strip()
+        if not utterance:
+            turn.error = "empty utterance"
+            turn.answer = text["empty"]
+            return
+        if len(utterance) > MAX_UTTERANCE_CHARS:
+            turn.error = f"utterance cut from {len(utterance)} to {MAX_UTTERANCE_CHARS} characters"
+            utterance = utterance[:MAX_UTTERANCE_CHARS]
+        if await self._fast(turn, utterance, cancel, on_step):
+            return
+        messages: list[dict[str, str]] = [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": neutralise_labels(utterance)},
+        ]
+        constraints = Constraints()
+        constraints.quote(utterance)
+        tools = self.registry.names()
+        schemas = {t.name: t.parameters for t in self.registry.tools()}
+        last_ok: ToolResult | None = None
+        succeeded: dict[str, ToolResult] = {}
+        empty_replies = 0
+        for _ in range(self.max_rounds):
+            if cancel.is_set():
+                turn.cancelled = True
+                return
+            self._take_injections(turn, messages, on_step, constraints)
+            self._fit(messages)
+            grammar = None
+            if self.grammar and self.model.supports_grammar:
+                # Only calls that can be right: no id this turn has not seen yet.
+                usable = [t for t in self.registry.tools() if constraints.admits(t)]
+                grammar = build_grammar(usable, constraints=constraints)
+            step_start = time.perf_counter()
+            try:
+                completion: Completion = await asyncio.wait_for(
+                    self.model.complete(
+                        messages,
+                        grammar=grammar,
+                        max_tokens=self.max_tokens,
+                        stop=["Observation:", "\nObservation"],
+                        cancel=cancel,
+                    ),
+                    timeout=self.step_timeout,
+                )
+            except (ModelError, TimeoutError) as exc:
+                reason = str(exc) or type(exc).__name__
+                step = Step(len(turn.steps) + 1, StepKind.MODEL_ERROR, error=reason)
+                step.ms["model"] = (time.perf_counter() - step_start) * 1000.0
+                self._record(turn, step, on_step)
+                turn.error = f"model failed: {reason}"
+                turn.answer = _spoken(last_ok, self.language) if last_ok else text["model"]
+                return
+            model_ms = (time.perf_counter() - step_start) * 1000.0
+            turn.backend = completion.backend
+            step = Step(
+                len(turn.steps) + 1,
+                StepKind.FINAL,
+                backend=completion.backend,
+                raw=completion.text,
+                tokens=completion.completion_tokens,
+                prompt_tokens=completion.prompt_tokens,
+                cached_tokens=completion.cached_tokens,
+                first_token_ms=completion.first_token_ms,
+                ms={"model": model_ms},
+            )
+            if completion.finish_reason == "cancelled" or cancel.is_set():
+                turn.cancelled = True
+                return
+            try:
+                reply = parse(completion.text, tools=tools, schemas=schemas)
+            except FormatError as exc:
+                step.kind = StepKind.FORMAT_ERROR
+                step.error = exc.reason
+                self._record(turn, step, on_step)
+                reporter = getattr(self.model, "report_format_error", None)
+                if reporter is not None:
+                    reporter(completion.backend, exc)
+                if not completion.text.strip():
+                    empty_replies += 1
+                    if empty_replies >= 2:
+                        turn.error = "the model returned nothing"
+                        break
+                messages.append(
+                    {"role": "assistant", "content": completion.text.strip() or "(empty)"}
+                )
+                messages.append(
+                    {"role": "user", "content": text["format"].format(reason=exc.reason)}
+                )
+                continue
+            ok_reporter = getattr(self.model, "report_ok", None)
+            if ok_reporter is not None:
+                ok_reporter(completion.backend)
+            step.thought = reply.thought
+            if not isinstance(reply, Action):
+                step.answer = reply.answer
+                self._record(turn, step, on_step)
+                turn.answer = reply.answer
+                return
+            step.kind = StepKind.ACTION
+            step.action = reply.tool
+            step.arguments = reply.arguments
+            call_key = _call_key(reply.tool, reply.arguments)
+            if call_key in succeeded:
+                # The model asks again for a call that already succeeded in this turn: it
+                # has nothing new to do, so the earlier result is the answer.
+                step.observation = "(repeated call, not run again)"
+                step.ok = True
+                self._record(turn, step, on_step)
+                turn.answer = _spoken(succeeded[call_key], self.language)
+                return
+            tool_start = time.perf_counter()
+            result = await self._call_tool(reply.tool, reply.arguments, cancel, "agent")
+            if result is None:
+                turn.cancelled = True
+                self._record(turn, step, on_step)
+                return
+            step.ms["tool"] = (time.perf_counter() - tool_start) * 1000.0
+            step.arguments = result.arguments
+            step.observation = result.text
+            step.ok = result.ok
+            self._record(turn, step, on_step)
+            if result.return_direct:
+                turn.answer = _spoken(result, self.language)
+                return
+            if result.ok:
+                succeeded[call_key] = result
+                succeeded[_call_key(reply.tool, result.arguments)] = result
+                last_ok = result
+                constraints.observe(result.text)
+            messages.append({"role": "assistant", "content": _canonical(reply)})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": observation_message(result.text, language=self.language),
+                }
+            )
+        if not turn.error:
+            turn.error = f"no Final Answer after {self.max_rounds} rounds"
+        turn.answer = _spoken(last_ok, self.language) if last_ok else text["rounds"]
+
+    async def _fast(
+        self, turn: TurnResult, utterance: str, cancel: asyncio.Event, on_step: StepCallback | None
+    ) -> bool:
+        hit = self.fast_path.match(utterance, self.registry.names())
+        if hit is None:
+            return False
+        start = time.perf_counter()
+        result = await self._call_tool(hit.tool, hit.arguments, cancel, "fastpath")
+        if result is None:
+            turn.cancelled = True
+            return True
+        step = Step(
+            1,
+            StepKind.ACTION,
+            backend="fastpath",
+            action=hit.tool,
+            arguments=result.arguments,
+            observation=result.text,
+            ok=result.ok,
+            ms={"tool": (time.perf_counter() - start) * 1000.0},
+        )
+        self._record(turn, step, on_step)
+        turn.backend = "fastpath"
+        turn.answer = _spoken(result, self.language)
+        return True
+
+    def _take_injections(
+        self,
+        turn: TurnResult,
+        messages: list[dict[str, str]],
+        on_step: StepCallback | None,
+        constraints: Constraints | None = None,
+    ) -> None:
+        while self._injections:
+            correction = self._injections.popleft()
+            if constraints is not None:
+                constraints.quote(correction)
+            content = observation_message(correction, language=self.language, injected=True)
+            if messages[-1]["role"] == "user":
+                messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + content}
+            else:
+                messages.append({"role": "user", "content": content})
+            step = Step(
+                len(turn.steps) + 1, StepKind.INJECTED, backend="human", observation=correction
+            )
+            self._record(turn, step, on_step)
+
+    def _count(self, text: str) -> int:
+        counter = getattr(self.model, "count_tokens", None)
+        return counter(text) if counter is not None else estimate_tokens(text)
+
+    def _fit(self, messages: list[dict[str, str]]) -> None:
+        """Shorten the oldest observations (then drop old rounds) until the prompt fits."""
+        n_ctx = self.n_ctx or self.model.n_ctx
+        if not n_ctx:
+            return
+        budget = n_ctx - self.max_tokens - 16
+        sizes = [self._count(m["content"]) + 4 for m in messages]
+        if sum(sizes) <= budget:
+            return
+        for limit in (200, 60):
+            for i in range(2, len(messages) - 1):
+                if messages[i]["role"] == "user" and len(messages[i]["content"]) > limit:
+                    messages[i] = {"role": "user", "content": messages[i]["content"][:limit] + " …"}
+                    sizes[i] = self._count(messages[i]["content"]) + 4
+                    if sum(sizes) <= budget:
+                        return
+        while len(messages) > 4 and sum(sizes) > budget:
+            del messages[2:4]
+            del sizes[2:4]
+        last = len(messages) - 1
+        if sum(sizes) > budget and last >= 2 and messages[last]["role"] == "user":
+            room = budget - (sum(sizes) - sizes[last])
+            content = messages[last]["content"]
+            while len(content) > 40 and self._count(content) + 4 > room:
+                content = content[: max(40, len(content) * 3 // 4)]
+            messages[last] = {"role": "user", "content": content + " …"}
+            sizes[last] = self._count(messages[last]["content"]) + 4
+        if sum(sizes) > budget:  # the utterance itself is too long for this context
+            overflow = sum(sizes) - budget
+            content = messages[1]["content"]
+            keep = max(20, len(content) - overflow * 2)
+            messages[1] = {"role": "user", "content": content[:keep]}
+
+
+def _call_key(tool: str, arguments: dict[str, Any]) -> str:
+    return tool + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def _canonical(action: Action) -> str:
+    """The assistant message recorded for an action (the parsed form, without stray text)."""
+    return (
+        f"Thought: {action.thought or '-'}\nAction: {action.tool}\n"
+        f"Action Input: {json.dumps(action.arguments, ensure_ascii=False)}"
+    )

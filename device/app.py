@@ -1,0 +1,514 @@
+"""The single asyncio process: states IDLE → LISTENING → THINKING → SPEAKING → IDLE.
+
+One inbox of `Event`s (GPIO threads, keyboard, control socket, signals); the `App` is its
+only consumer. A press while THINKING or SPEAKING is a barge-in: the turn is cancelled
+(`Agent.run` gets a cancel event) and LISTENING starts. The book is held while the person
+talks and ducked (or held) while the assistant speaks, then let go; a pause the turn asked
+for stays, because holding acts on the mixer's book channel, not on the player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import numpy as np
+
+from .asr import Recogniser
+from .audio_in import Capture, CaptureGuard
+from .audio_out import BookMode, Mixer
+from .button import ButtonSource, Gesture, PushToTalk
+from .control import ControlServer
+from .events import Event, EventType, Inbox
+from .listening import Heard, Listening
+from .systemd import Notifier
+from .tts import Synthesiser
+
+_LOGGER = logging.getLogger(__name__)
+
+PHRASES = {
+    "zh": {"not_heard": "没听清。", "no_mic": "麦克风不可用。", "error": "出错了，请再说一次。"},
+    "en": {
+        "not_heard": "Sorry, I didn't catch that.",
+        "no_mic": "The microphone is not available.",
+        "error": "Something went wrong, please try again.",
+    },
+}
+
+
+class AppState(StrEnum):
+    """The App's state; the book player keeps its own."""
+
+    STARTING = "starting"
+    IDLE = "idle"
+    LISTENING = "listening"
+    THINKING = "thinking"
+    SPEAKING = "speaking"
+    STOPPING = "stopping"
+
+
+class TurnAgent(Protocol):
+    """What the App needs of `agent.Agent`."""
+
+    async def run(
+        self, utterance: str, *, cancel: asyncio.Event | None = None, on_step: Any = None
+    ) -> Any:
+        """Run one ReAct turn; returns a TurnResult (answer, steps, error, cancelled...)."""
+        ...
+
+    def inject(self, text: str) -> None:
+        """Queue a human correction into the running or next turn."""
+        ...
+
+
+class BookPlayer(Protocol):
+    """What the App needs of `player.Player`."""
+
+    state: Any
+
+    async def pause(self) -> Any:
+        """Pause the book."""
+        ...
+
+    async def resume(self) -> Any:
+        """Resume the book."""
+        ...
+
+    async def close(self) -> None:
+        """Stop, save bookmarks, cancel downloads."""
+        ...
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Push-to-talk timings in seconds (from `ButtonConfig`)."""
+
+    tap_seconds: float = 0.35
+    bounce_seconds: float = 0.05
+    max_utterance_seconds: float = 20.0
+    release_tail_seconds: float = 0.3
+    speech_timeout: float = 120.0
+
+
+def earcon(sample_rate: int = 16000, *, seconds: float = 0.08, hz: float = 880.0) -> bytes:
+    """A short soft beep confirming that the microphone is open (mono S16_LE)."""
+    t = np.arange(int(sample_rate * seconds)) / sample_rate
+    envelope = np.minimum(1.0, np.minimum(t, seconds - t) / 0.01)
+    return (np.sin(2 * np.pi * hz * t) * envelope * 6000).astype("<i2").tobytes()
+
+
+class App:
+    """The device runtime's state machine; every part is injected (fakes in tests)."""
+
+    def __init__(
+        self,
+        inbox: Inbox,
+        mixer: Mixer,
+        agent: TurnAgent,
+        *,
+        player: BookPlayer | None = None,
+        capture: Capture | None = None,
+        recogniser: Recogniser | None = None,
+        synthesiser: Synthesiser | None = None,
+        buttons: Sequence[ButtonSource] = (),
+        notifier: Notifier | None = None,
+        control_path: str | None = None,
+        language: str = "zh",
+        timings: Timings = Timings(),
+        earcon_enabled: bool = True,
+    ) -> None:
+        self.inbox = inbox
+        self.mixer = mixer
+        self.agent = agent
+        self.player = player
+        self.capture = capture
+        self.guard = CaptureGuard(capture) if capture is not None else None
+        self.recogniser = recogniser
+        self.synthesiser = synthesiser
+        self.buttons = {b.name: b for b in buttons}
+        self.notifier = notifier or Notifier("")
+        self.control = ControlServer(control_path, self._control) if control_path else None
+        self.phrases = PHRASES.get(language, PHRASES["en"])
+        self.timings = timings
+        self.earcon_enabled = earcon_enabled
+        self.ptt = PushToTalk(
+            tap_seconds=timings.tap_seconds,
+            bounce_seconds=timings.bounce_seconds,
+            max_utterance_seconds=timings.max_utterance_seconds,
+        )
+        self.state = AppState.STARTING
+        self.history: list[AppState] = [self.state]
+        self.state_changed = asyncio.Event()
+        self.ready_at = math.inf
+        self.turns = 0
+        self.barge_ins = 0
+        self.last_turn: dict[str, Any] = {}
+        self.last_heard: Heard | None = None
+        self._listening: Listening | None = None
+        self._turn: asyncio.Task[Any] | None = None
+        self._cancel: asyncio.Event | None = None
+        self._speech_cancel = threading.Event()
+        self._startup_ignored = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- state ---------------------------------------------------------------------------
+
+    def _set_state(self, state: AppState) -> None:
+        if state == self.state:
+            return
+        _LOGGER.info("%s → %s", self.state, state)
+        self.state = state
+        self.history.append(state)
+        self.state_changed.set()
+        self.state_changed = asyncio.Event()
+        self.notifier.status(self.status_line())
+
+    def status_line(self) -> str:
+        """One line for ``systemctl status``."""
+        book = getattr(self.player, "state", None) if self.player else None
+        return f"{self.state}; book {book or 'none'}"
+
+    def status(self) -> dict[str, Any]:
+        """Facts for ``xiaoting status``."""
+        return {
+            "ok": True,
+            "state": str(self.state),
+            "player": str(getattr(self.player, "state", "")) if self.player else None,
+            "book_mode": str(self.mixer.mode),
+            "turns": self.turns,
+            "barge_ins": self.barge_ins,
+            "underruns": self.mixer.underruns,
+            "speaker_ok": self.mixer.output_ok,
+            "speaker_error": self.mixer.last_error,
+            "microphone_error": self.guard.last_error if self.guard and self.guard.failing else "",
+            "buttons": sorted(self.buttons),
+            "last_turn": self.last_turn,
+        }
+
+    async def wait_state(self, state: AppState) -> None:
+        """Return once the App is in `state` (tests bound this with `asyncio.wait_for`)."""
+        while self.state != state:
+            await self.state_changed.wait()
+
+    # -- main loop -----------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Serve until a STOP event; returns the exit status (0)."""
+        if self.control is not None:
+            try:
+                await self.control.start()
+            except OSError as err:
+                _LOGGER.warning("control socket unavailable: %s", err)
+                self.control = None
+        watchdog = asyncio.create_task(self.notifier.watchdog(self.healthy), name="watchdog")
+        self.ready_at = time.monotonic()
+        self._set_state(AppState.IDLE)
+        self.notifier.ready(self.status_line())
+        try:
+            while True:
+                event = await self._next_event()
+                if event is None:
+                    continue
+                if event.type == EventType.STOP:
+                    _LOGGER.info("stopping (%s)", event.source or "request")
+                    break
+                await self._dispatch(event)
+        finally:
+            watchdog.cancel()
+            await self._shutdown()
+        return 0
+
+    def healthy(self) -> bool:
+        """True while the mixer's writer thread is alive (the loop itself is pinging)."""
+        thread = self.mixer._thread
+        return thread is None or thread.is_alive()
+
+    def request_stop(self, source: str = "request") -> None:
+        """Ask the loop to stop (thread-safe; used by signal handlers)."""
+        self.inbox.post(Event(EventType.STOP, source=source))
+
+    async def _next_event(self) -> Event | None:
+        timers = [t for t in (self.ptt.deadline, self.ptt.check_at) if t is not None]
+        wait = None if not timers else max(0.0, min(timers) - time.monotonic())
+        try:
+            return await asyncio.wait_for(self.inbox.get(), wait)
+        except TimeoutError:
+            now = time.monotonic()
+            if self.ptt.check_at is not None and now >= self.ptt.check_at:
+                await self._settle(now)
+            gesture = self.ptt.expire(now)
+            if gesture is not None:
+                _LOGGER.info(
+                    "button held past %.0f s: utterance ended", self.timings.max_utterance_seconds
+                )
+                await self._gesture(gesture, now)
+            return None
+
+    async def _settle(self, now: float) -> None:
+        levels = [b.is_pressed() for b in self.buttons.values()]
+        gesture = self.ptt.settle(any(levels), now)
+        if gesture is not None:
+            _LOGGER.debug("button level settled: %s", gesture)
+            await self._gesture(gesture, now)
+
+    async def _dispatch(self, event: Event) -> None:
+        if event.type in (EventType.BUTTON_DOWN, EventType.BUTTON_UP):
+            if event.time < self.ready_at:
+                self._startup_ignored += 1
+                if self._startup_ignored == 1:
+                    _LOGGER.info("button pressed during start-up: ignored")
+                return
+            gesture = self.ptt.edge(event.type == EventType.BUTTON_DOWN, event.time)
+            if gesture is None:
+                if self.ptt.bounces:
+                    _LOGGER.debug("button edge ignored (bounce #%d)", self.ptt.bounces)
+                return
+            await self._gesture(gesture, event.time)
+        elif event.type == EventType.PLAYER_STATE:
+            _LOGGER.info("book: %s", event.data)
+            self.notifier.status(self.status_line())
+        elif event.type == EventType.DEVICE:
+            _LOGGER.warning("device: %s", event.data)
+
+    async def _gesture(self, gesture: Gesture, t: float) -> None:
+        if gesture == Gesture.TALK:
+            await self._start_listening()
+        elif gesture == Gesture.TAP:
+            await self._tap()
+        elif gesture in (Gesture.END, Gesture.TIMEOUT):
+            self._end_listening(t if gesture == Gesture.END else time.monotonic())
+
+    # -- listening -----------------------------------------------------------------------
+
+    async def _start_listening(self) -> None:
+        if self.state in (AppState.THINKING, AppState.SPEAKING):
+            self.barge_ins += 1
+            _LOGGER.info("barge-in during %s: turn cancelled", self.state)
+            await self._cancel_turn()
+        if self._listening is not None:
+            self._listening.abort()
+        self.mixer.voice.stop()
+        self.mixer.set_book_mode(BookMode.HOLD)
+        if self.earcon_enabled:
+            self.mixer.voice.write(earcon(), 16000)
+        self._listening = Listening(self.guard, self.recogniser)
+        self._set_state(AppState.LISTENING)
+
+    async def _tap(self) -> None:
+        if self._listening is not None:
+            self._listening.abort()
+            self._listening = None
+        self.mixer.voice.stop()
+        book = str(getattr(self.player, "state", "")) if self.player else ""
+        try:
+            if book == "playing":
+                _LOGGER.info("tap: pausing the book")
+                await self.player.pause()  # type: ignore[union-attr]
+            elif book == "paused":
+                _LOGGER.info("tap: resuming the book")
+                await self.player.resume()  # type: ignore[union-attr]
+            else:
+                _LOGGER.info("tap: no book to pause or resume (%s)", book or "no player")
+        except Exception as err:
+            _LOGGER.warning("tap: %s", err)
+        self.mixer.set_book_mode(BookMode.PLAY)
+        self._set_state(AppState.IDLE)
+
+    def _end_listening(self, released_at: float) -> None:
+        listening, self._listening = self._listening, None
+        if listening is None or self.state != AppState.LISTENING:
+            return
+        self._cancel = asyncio.Event()
+        self._speech_cancel = threading.Event()
+        self._set_state(AppState.THINKING)
+        self._turn = asyncio.create_task(self._voice_turn(listening, released_at), name="turn")
+
+    async def _voice_turn(self, listening: Listening, released_at: float) -> None:
+        try:
+            heard = await listening.finish(
+                self.timings.release_tail_seconds, released_at=released_at
+            )
+        except asyncio.CancelledError:
+            listening.abort()
+            raise
+        self.last_heard = heard
+        _LOGGER.info(
+            "heard %.1f s (%s, peak %d): %r",
+            heard.seconds,
+            heard.level,
+            heard.peak,
+            heard.transcript,
+        )
+        if not heard.transcript:
+            await self._say(self.phrases["no_mic" if not heard.mic_ok else "not_heard"])
+            self._finish_turn()
+            return
+        await self._agent_turn(heard.transcript)
+
+    # -- the turn ------------------------------------------------------------------------
+
+    async def _agent_turn(self, utterance: str, *, speak: bool = True) -> dict[str, Any]:
+        self.turns += 1
+        self._set_state(AppState.THINKING)
+        started = time.monotonic()
+        cancel = self._cancel or asyncio.Event()
+        try:
+            result = await self.agent.run(utterance, cancel=cancel)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            _LOGGER.exception("agent turn failed")
+            result = None
+            answer, error, cancelled = self.phrases["error"], f"{type(err).__name__}: {err}", False
+        else:
+            answer = getattr(result, "answer", "") or ""
+            error = getattr(result, "error", None)
+            cancelled = bool(getattr(result, "cancelled", False))
+            if not answer and not cancelled:
+                answer = self.phrases["error"]
+        self.last_turn = {
+            "utterance": utterance,
+            "answer": answer,
+            "error": error,
+            "cancelled": cancelled,
+            "backend": getattr(result, "backend", None),
+            "steps": [_step_dict(s) for s in getattr(result, "steps", []) or []],
+            "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
+        }
+        if cancelled:  # a barge-in or shutdown owns the state from here
+            _LOGGER.info("turn cancelled")
+            return self.last_turn
+        if speak:
+            await self._say(answer)
+        self._finish_turn()
+        return self.last_turn
+
+    async def _say(self, text: str) -> None:
+        self._set_state(AppState.SPEAKING)
+        self.mixer.set_book_mode(BookMode.DUCK)
+        if self.synthesiser is None:
+            _LOGGER.info("no voice loaded; answer not spoken: %s", text)
+            return
+        cancel = self._speech_cancel
+        voice, synthesiser = self.mixer.voice, self.synthesiser
+        voice.begin()
+
+        def work() -> None:
+            for speech in synthesiser.sentences(text):
+                if cancel.is_set():
+                    return
+                voice.write(speech.pcm, speech.sample_rate)
+
+        try:
+            await asyncio.to_thread(work)
+            if not await asyncio.to_thread(voice.wait_idle, self.timings.speech_timeout):
+                _LOGGER.warning("speech did not finish within %.0f s", self.timings.speech_timeout)
+        except asyncio.CancelledError:
+            cancel.set()
+            voice.stop()
+            raise
+        except Exception:
+            _LOGGER.exception("speech failed for %r", text)
+
+    def _finish_turn(self) -> None:
+        self.mixer.set_book_mode(BookMode.PLAY)
+        self._cancel = None
+        self._set_state(AppState.IDLE)
+
+    async def _cancel_turn(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+        self._speech_cancel.set()
+        self.mixer.voice.stop()
+        turn, self._turn = self._turn, None
+        if turn is not None and not turn.done():
+            turn.cancel()
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+                await asyncio.wait_for(turn, 1.0)
+        self._cancel = None
+
+    # -- control socket ------------------------------------------------------------------
+
+    async def _control(self, request: dict[str, Any]) -> dict[str, Any]:
+        cmd = request.get("cmd")
+        if cmd == "status":
+            return self.status()
+        if cmd == "inject":
+            text = str(request.get("text", "")).strip()
+            if not text:
+                return {"ok": False, "error": "inject needs text"}
+            self.agent.inject(text)
+            _LOGGER.info("correction injected: %s", text)
+            return {"ok": True}
+        if cmd == "ask":
+            text = str(request.get("text", "")).strip()
+            if not text:
+                return {"ok": False, "error": "ask needs text"}
+            if self.state != AppState.IDLE:
+                return {"ok": False, "error": f"busy ({self.state})"}
+            self._cancel = asyncio.Event()
+            self._speech_cancel = threading.Event()
+            self._turn = asyncio.create_task(
+                self._agent_turn(text, speak=bool(request.get("speak", True))), name="turn"
+            )
+            try:
+                turn = await asyncio.shield(self._turn)
+            except asyncio.CancelledError:
+                return {"ok": False, "error": "turn cancelled"}
+            return {"ok": True, **turn}
+        if cmd == "tool":
+            registry = getattr(self.agent, "registry", None)
+            name = str(request.get("name", ""))
+            arguments = request.get("arguments") or {}
+            if registry is None or registry.get(name) is None or not isinstance(arguments, dict):
+                return {"ok": False, "error": f"no tool {name!r} or arguments not an object"}
+            result = await registry.call(name, arguments, caller="control")
+            return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms}
+        return {"ok": False, "error": f"unknown command {cmd!r} (ask, status, inject, tool)"}
+
+    # -- shutdown ------------------------------------------------------------------------
+
+    async def _shutdown(self) -> None:
+        self._set_state(AppState.STOPPING)
+        self.notifier.stopping()
+        self.inbox.close()
+        if self._listening is not None:
+            self._listening.abort()
+            await asyncio.to_thread(self._listening.join, 1.0)
+        await self._cancel_turn()
+        for button in self.buttons.values():
+            with contextlib.suppress(Exception):
+                button.close()
+        if self.control is not None:
+            await self.control.close()
+        if self.player is not None:
+            try:
+                await asyncio.wait_for(self.player.close(), 3.0)
+                _LOGGER.info("bookmarks saved")
+            except TimeoutError:
+                _LOGGER.error("player did not close within 3 s; bookmarks may be stale")
+            except Exception:
+                _LOGGER.exception("player close failed")
+        await asyncio.to_thread(self.mixer.close, 1.0)
+        if self.capture is not None:
+            with contextlib.suppress(Exception):
+                self.capture.close()
+        self.notifier.close()
+        _LOGGER.info("stopped")
+
+
+def _step_dict(step: Any) -> dict[str, Any]:
+    if isinstance(step, dict):
+        return step
+    if hasattr(step, "to_dict"):
+        return step.to_dict()
+    fields = ("thought", "action", "action_input", "observation", "elapsed_ms")
+    return {f: getattr(step, f) for f in fields if hasattr(step, f)}

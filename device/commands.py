@@ -1,0 +1,296 @@
+"""What the CLI's `ask`, `tool`, `status`, `inject` and `mcp` commands do.
+
+`ask` and `tool` talk to the running service through its control socket when it answers
+(so they never fight it for the sound card); otherwise, or with ``--local``, they start the
+same App in this process for the one request, with audio going to the sound card, or to a
+WAV file under the state directory when there is none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from . import control
+from .audio_out import AlsaPlayback, PcmOutput, PlaybackError
+from .config import Config
+from .wav_output import WavFileOutput
+
+_LOGGER = logging.getLogger(__name__)
+
+Printer = Callable[[str], None]
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def choose_output(config: Config, out: Path | None = None, *, realtime: bool = True) -> PcmOutput:
+    """The configured ALSA playback device if it opens, else a WAV file (named in the log).
+
+    `out` forces a WAV file. Sample rate and channels follow ``[audio]`` (stereo).
+    """
+    rate = config.audio.playback_rate
+    if out is not None:
+        return WavFileOutput(out, sample_rate=rate, channels=2, realtime=realtime)
+    alsa = AlsaPlayback(
+        config.audio.playback_device,
+        sample_rate=rate,
+        channels=2,
+        period_frames=config.audio.period_frames,
+    )
+    try:
+        from .doctor import quiet_stderr
+
+        with quiet_stderr():
+            alsa.open()
+        alsa.close()
+        return alsa
+    except PlaybackError as err:
+        path = config.path("state_dir") / "out.wav"
+        _LOGGER.warning("no usable sound card (%s); audio goes to %s", err, path)
+        return WavFileOutput(path, sample_rate=rate, channels=2, realtime=realtime)
+
+
+def format_step(step: Any) -> str:
+    """One ReAct step as printed by `ask` and `demo`: labels as in the trace, with timings."""
+    d = step.to_dict() if hasattr(step, "to_dict") else dict(step)
+    ms = d.get("ms", {})
+    timing = ", ".join(f"{k} {v:.0f} ms" for k, v in ms.items())
+    head = f"  step {d.get('index', '?')} [{d.get('backend', '?')}]" + (
+        f" {timing}" if timing else ""
+    )
+    if d.get("tokens"):
+        head += f", {d['tokens']} tokens"
+    lines = [head]
+    if d.get("thought"):
+        lines.append(f"    Thought: {d['thought']}")
+    if d.get("action"):
+        lines.append(f"    Action: {d['action']}")
+        lines.append(
+            f"    Action Input: {json.dumps(d.get('arguments') or {}, ensure_ascii=False)}"
+        )
+    if "observation" in d:
+        lines.append(f"    Observation: {d['observation']}")
+    if d.get("error"):
+        lines.append(f"    Error: {d['error']}")
+    if d.get("answer"):
+        lines.append(f"    Final Answer: {d['answer']}")
+    return "\n".join(lines)
+
+
+class PrintingAgent:
+    """Wraps an agent so that each step is printed as it completes (for `ask` and `demo`)."""
+
+    def __init__(self, agent: Any, printer: Printer = _print) -> None:
+        self.agent = agent
+        self.registry = getattr(agent, "registry", None)
+        self.printer = printer
+
+    async def run(self, utterance: str, *, cancel: Any = None, on_step: Any = None) -> Any:
+        """Run the wrapped agent's turn, printing every step."""
+
+        def show(step: Any) -> None:
+            self.printer(format_step(step))
+            if on_step is not None:
+                on_step(step)
+
+        return await self.agent.run(utterance, cancel=cancel, on_step=show)
+
+    def inject(self, text: str) -> None:
+        """Pass a correction on."""
+        self.agent.inject(text)
+
+
+@contextlib.asynccontextmanager
+async def local_app(
+    config: Config,
+    *,
+    output: PcmOutput | None = None,
+    printer: Printer | None = _print,
+    speak: bool = True,
+    load_agent: bool = True,
+    recogniser: Any = None,
+) -> AsyncIterator[Any]:
+    """The real App in this process, running, with its control socket in a temporary dir.
+
+    `load_agent=False` skips the language model (for `tool`); `speak=False` loads no voice.
+    Yields the App; on exit it stops like the service does (bookmarks saved).
+    """
+    from . import runtime
+
+    tmp = tempfile.TemporaryDirectory(prefix="xiaoting-")
+    config = dataclasses.replace(config, runtime_dir=tmp.name)
+    registry_box: list[Any] = []
+
+    async def factory(cfg: Config, registry: Any) -> Any:
+        registry_box.append(registry)
+        if not load_agent:
+            return runtime.NoModelAgent(cfg.language, "no model loaded for this command")
+        agent = await runtime.default_agent(cfg, registry)
+        return PrintingAgent(agent, printer) if printer else agent
+
+    app = await runtime.build_app(
+        config,
+        agent_factory=factory,
+        output=output or choose_output(config),
+        recogniser=recogniser,
+        synthesiser=True if speak else None,
+        buttons=[],
+    )
+    app.registry = registry_box[0] if registry_box else None
+    task = asyncio.create_task(app.run(), name="app")
+    try:
+        from .app import AppState
+
+        await asyncio.wait_for(app.wait_state(AppState.IDLE), 60)
+        yield app
+    finally:
+        app.request_stop("command done")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 10)
+        tmp.cleanup()
+
+
+async def _wait_playing(app: Any, seconds: float) -> None:
+    """Keep the process (and the book) going for `seconds`, or until playback stops."""
+    if seconds <= 0 or app.player is None:
+        return
+    active = ("playing", "loading")
+    ended = asyncio.Event()
+    app.player.subscribe(lambda state: ended.set() if str(state) not in active else None)
+    if str(getattr(app.player, "state", "")) not in active:
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ended.wait(), seconds)
+
+
+def _print_turn(reply: dict[str, Any], printer: Printer, *, steps: bool) -> None:
+    if steps:
+        for step in reply.get("steps", []):
+            printer(format_step(step))
+    if reply.get("error"):
+        printer(f"  (error: {reply['error']})")
+    printer(f"Final Answer: {reply.get('answer', '')}  [{reply.get('elapsed_ms', 0):.0f} ms]")
+
+
+async def ask(config: Config, text: str, *, local: bool = False, wait: float = 0.0) -> int:
+    """One text turn; prints each step and the answer. 0 on an answer, 1 on failure."""
+    path = control.socket_path(config.runtime_dir)
+    if not local and path.exists():
+        try:
+            reply = await control.ask(path, text)
+        except control.ControlError as err:
+            _LOGGER.warning("service not answering (%s); running the turn in this process", err)
+        else:
+            if not reply.get("ok"):
+                print(f"xiaoting ask: {reply.get('error')}", file=sys.stderr)
+                return 1
+            _print_turn(reply, _print, steps=True)
+            return 0
+    async with local_app(config) as app:
+        reply = await control.ask(control.socket_path(app_runtime_dir(app)), text)
+        if not reply.get("ok"):
+            print(f"xiaoting ask: {reply.get('error')}", file=sys.stderr)
+            return 1
+        _print_turn(reply, _print, steps=False)
+        await _wait_playing(app, wait)
+    return 0
+
+
+def app_runtime_dir(app: Any) -> str:
+    """The runtime dir of an App started by `local_app` (where its control socket is)."""
+    return str(Path(app.control.path).parent) if app.control is not None else ""
+
+
+async def call_tool(
+    config: Config, name: str, arguments: dict[str, Any], *, wait: float = 0.0
+) -> int:
+    """Call one tool (on the service if it runs); prints the observation. 0 when ok."""
+    path = control.socket_path(config.runtime_dir)
+    if path.exists():
+        try:
+            reply = await control.control_request(
+                path, {"cmd": "tool", "name": name, "arguments": arguments}
+            )
+        except control.ControlError as err:
+            _LOGGER.warning("service not answering (%s); calling the tool in this process", err)
+        else:
+            print(reply.get("text") or reply.get("error", ""))
+            return 0 if reply.get("ok") else 1
+    async with local_app(config, load_agent=False, speak=False, printer=None) as app:
+        registry = app.registry
+        if registry is None or registry.get(name) is None:
+            known = ", ".join(registry.names()) if registry is not None else "none"
+            print(f"xiaoting tool: no tool {name!r} (tools: {known})", file=sys.stderr)
+            return 2
+        result = await registry.call(name, arguments, caller="cli")
+        print(result.text)
+        await _wait_playing(app, wait)
+    return 0 if result.ok else 1
+
+
+async def status(config: Config) -> int:
+    """Print the running service's state as JSON; 1 when it does not answer."""
+    try:
+        reply = await control.status(control.socket_path(config.runtime_dir))
+    except control.ControlError as err:
+        print(f"xiaoting status: {err}", file=sys.stderr)
+        return 1
+    print(json.dumps(reply, ensure_ascii=False, indent=2))
+    return 0
+
+
+async def inject(config: Config, text: str) -> int:
+    """Queue a correction into the running service's current or next turn."""
+    try:
+        reply = await control.inject(control.socket_path(config.runtime_dir), text)
+    except control.ControlError as err:
+        print(f"xiaoting inject: {err}", file=sys.stderr)
+        return 1
+    if not reply.get("ok"):
+        print(f"xiaoting inject: {reply.get('error')}", file=sys.stderr)
+        return 1
+    print("injected")
+    return 0
+
+
+async def serve_mcp_stdio(config: Config) -> int:
+    """`xiaoting mcp`: the player's tools over MCP on stdin/stdout (logs on stderr)."""
+    from agent.mcp_bridge import serve_stdio
+
+    async with local_app(config, load_agent=False, speak=False, printer=None) as app:
+        await serve_stdio(app.registry)
+    return 0
+
+
+async def mcp_status(config: Config, *, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """Connect briefly to each configured MCP server: name, connected, detail (tools)."""
+    from agent.mcp_bridge import McpClientManager, ServerSpec
+    from agent.tools import ToolRegistry
+
+    registry = ToolRegistry()
+    manager = McpClientManager(registry, [ServerSpec.from_config(s) for s in config.mcp.servers])
+    try:
+        await asyncio.wait_for(manager.start(), timeout)
+        rows = []
+        for s in manager.status():
+            if s["connected"]:
+                detail = f"{s['transport']} {s['target']}: tools {', '.join(s['tools']) or 'none'}"
+                if s.get("refused"):
+                    detail += f"; refused {', '.join(s['refused'])}"
+            else:
+                detail = f"{s['transport']} {s['target']}: not connected ({s.get('last_error') or 'no answer'})"
+            rows.append({"name": s["name"], "connected": s["connected"], "detail": detail})
+        return rows
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(manager.close(), 5)

@@ -1,0 +1,431 @@
+"""`xiaoting run`: build every part from the config, load the models once, serve.
+
+Start-up checks log one clear line per missing part and keep the rest working: no GPIO →
+keyboard and control socket; no microphone → text turns over the socket; no Vosk model →
+no voice turns; no piper voice → answers are logged, not spoken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .app import App, BookPlayer, Timings, TurnAgent
+from .asr import AsrError, Recogniser, VoskRecogniser, phrase_list
+from .audio_in import AlsaCapture, Capture
+from .audio_out import AlsaPlayback, Mixer, PcmOutput
+from .button import ButtonError, ButtonSource, GpioButton, KeyboardButton
+from .config import Config
+from .control import socket_path
+from .events import Event, EventType, Inbox
+from .systemd import Notifier
+from .tts import PiperSynthesiser, Synthesiser, TtsError
+
+_LOGGER = logging.getLogger(__name__)
+
+AgentFactory = Callable[[Config, Any], Any]
+"""(config, ToolRegistry) -> an `agent.Agent` (or an awaitable of one): `run` and `inject`."""
+
+
+def vosk_model_path(config: Config) -> Path:
+    """The Vosk model directory for the configured language."""
+    return config.path("models_dir") / config.asr_model
+
+
+def piper_voice_path(config: Config) -> Path:
+    """The piper voice (.onnx) for the configured language."""
+    name = config.tts_voice
+    return config.path("models_dir") / (name if name.endswith(".onnx") else f"{name}.onnx")
+
+
+def load_recogniser(config: Config, titles: Sequence[str] = ()) -> Recogniser | None:
+    """The Vosk recogniser, or None (logged in one line) when the model is missing."""
+    phrases = phrase_list(config.language, titles) if config.asr.phrase_list else None
+    try:
+        return VoskRecogniser(vosk_model_path(config), phrases=phrases)
+    except AsrError as err:
+        _LOGGER.warning("speech recognition off: %s", err)
+        return None
+
+
+def load_synthesiser(config: Config) -> Synthesiser | None:
+    """The piper voice, or None (logged in one line) when it is missing."""
+    try:
+        return PiperSynthesiser(piper_voice_path(config), length_scale=config.tts.length_scale)
+    except TtsError as err:
+        _LOGGER.warning("speech output off: %s", err)
+        return None
+
+
+def make_buttons(config: Config, inbox: Inbox, *, pin_factory: Any = None) -> list[ButtonSource]:
+    """GPIO and/or keyboard push-to-talk; each one that cannot start is logged and skipped."""
+    buttons: list[ButtonSource] = []
+    if config.button.gpio:
+        try:
+            buttons.append(
+                GpioButton(
+                    inbox,
+                    config.button.pin,
+                    pull_up=config.button.pull_up,
+                    bounce_time=config.button.bounce_time,
+                    pin_factory=pin_factory or config.button.pin_factory or None,
+                )
+            )
+        except ButtonError as err:
+            _LOGGER.warning("GPIO button off (keyboard and control socket still work): %s", err)
+    if config.button.keyboard:
+        try:
+            buttons.append(KeyboardButton(inbox))
+        except ButtonError as err:
+            _LOGGER.info("%s", err)
+    return buttons
+
+
+def llm_model_path(config: Config) -> Path:
+    """The local GGUF model for `llm.model` (an id from models/manifest.toml)."""
+    name = config.llm.model
+    return config.path("models_dir") / (name if name.endswith(".gguf") else f"{name}.gguf")
+
+
+class NoModelAgent:
+    """Stands in when neither a local model file nor a remote key exists: says so."""
+
+    def __init__(self, language: str, reason: str) -> None:
+        self.answer = (
+            "语言模型不可用。" if language == "zh" else "The language model is not available."
+        )
+        self.reason = reason
+
+    async def run(self, utterance: str, *, cancel: Any = None, on_step: Any = None) -> Any:
+        """Answer that no model is available (the reason is in `error`)."""
+        from types import SimpleNamespace
+
+        return SimpleNamespace(
+            utterance=utterance,
+            answer=self.answer,
+            steps=[],
+            backend="none",
+            elapsed_ms=0.0,
+            error=self.reason,
+            cancelled=False,
+        )
+
+    def inject(self, text: str) -> None:
+        """Nothing to correct without a model."""
+
+
+async def default_agent(config: Config, registry: Any) -> TurnAgent:
+    """`agent.Agent` over the configured chat model(s): local llama.cpp and/or DeepSeek.
+
+    The local model is loaded here, once. A missing or unloadable local file without a
+    remote key is logged in one line and gives a `NoModelAgent`; no remote key means
+    local only.
+    """
+    from agent.errors import ModelUnavailable
+    from agent.local import LocalModel
+    from agent.loop import Agent
+    from agent.models import build_model
+    from agent.remote import RemoteModel
+    from agent.trace import TraceWriter
+
+    llm = config.llm
+    local = None
+    path = llm_model_path(config)
+    if config.llm.policy != "remote":
+        if path.is_file():
+            local = LocalModel(
+                path,
+                n_ctx=llm.n_ctx,
+                n_threads=llm.n_threads,
+                max_tokens=llm.max_tokens,
+                temperature=llm.temperature,
+                grammar=llm.grammar,
+            )
+            try:
+                await local.load()
+            except ModelUnavailable as err:
+                _LOGGER.warning("local model unusable: %s", err)
+                local = None
+        else:
+            _LOGGER.warning("local model missing: %s", path)
+    remote = None
+    if config.remote_enabled and config.llm.policy != "local":
+        r = config.remote
+        remote = RemoteModel(
+            base_url=r.base_url,
+            api_key=r.api_key,
+            model=r.model,
+            connect_timeout=r.connect_timeout,
+            total_timeout=r.total_timeout,
+            max_retries=r.max_retries,
+            temperature=llm.temperature,
+            max_tokens=llm.max_tokens,
+        )
+    elif config.llm.policy != "local":
+        _LOGGER.info("no remote API key: local model only")
+    try:
+        model = build_model(llm.policy, local, remote)
+    except ValueError as err:
+        _LOGGER.warning("no language model: %s", err)
+        return NoModelAgent(config.language, str(err))
+    return Agent(
+        registry,
+        model,
+        language=config.language,
+        max_rounds=llm.max_rounds,
+        grammar=llm.grammar,
+        fast_path=llm.fast_path,
+        max_tokens=llm.max_tokens,
+        n_ctx=llm.n_ctx,
+        step_timeout=llm.step_timeout,
+        trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
+    )
+
+
+async def build_app(
+    config: Config,
+    *,
+    agent: TurnAgent | None = None,
+    agent_factory: AgentFactory | None = None,
+    player: BookPlayer | None = None,
+    output: PcmOutput | None = None,
+    capture: Capture | None = None,
+    recogniser: Recogniser | bool | None = True,
+    synthesiser: Synthesiser | bool | None = True,
+    buttons: Sequence[ButtonSource] | None = None,
+    inbox: Inbox | None = None,
+    notifier: Notifier | None = None,
+) -> App:
+    """Every part of the App from `config`; any part may be passed in instead (tests).
+
+    `recogniser`/`synthesiser` True means "load from models_dir", None means "none".
+    Raises only on programming errors; missing hardware and models are logged.
+    """
+    inbox = inbox or Inbox()
+    if buttons is None:
+        buttons = make_buttons(config, inbox)  # early, so presses during start-up are seen
+    audio = config.audio
+    mixer = Mixer(
+        output
+        or AlsaPlayback(
+            audio.playback_device,
+            sample_rate=audio.playback_rate,
+            channels=2,
+            period_frames=audio.period_frames,
+        ),
+        period_frames=audio.period_frames,
+        volume=audio.volume_percent / 100,
+        duck_volume=audio.duck_volume,
+    )
+    mixer.start()
+    if capture is None:
+        capture = AlsaCapture(
+            audio.capture_device, period_frames=audio.period_frames, gain=audio.capture_gain
+        )
+    if player is None:
+        player = await _make_player(config, mixer)
+    titles: list[str] = []
+    if player is not None and hasattr(player, "titles"):
+        try:
+            titles = list(player.titles())
+        except Exception as err:
+            _LOGGER.warning("album titles unavailable for the phrase list: %s", err)
+    loads = []
+    if recogniser is True:
+        loads.append(asyncio.to_thread(load_recogniser, config, titles))
+    if synthesiser is True:
+        loads.append(asyncio.to_thread(load_synthesiser, config))
+    loaded = list(await asyncio.gather(*loads))
+    if recogniser is True:
+        recogniser = loaded.pop(0)
+    if synthesiser is True:
+        synthesiser = loaded.pop(0)
+    if agent is None:
+        registry = _make_registry(config, player)
+        made = (agent_factory or default_agent)(config, registry)
+        agent = await made if inspect.isawaitable(made) else made
+    if player is not None and hasattr(player, "subscribe"):
+        player.subscribe(lambda state: inbox.post(Event(EventType.PLAYER_STATE, data=state)))
+    return App(
+        inbox,
+        mixer,
+        agent,
+        player=player,
+        capture=capture,
+        recogniser=recogniser or None,
+        synthesiser=synthesiser or None,
+        buttons=buttons,
+        notifier=notifier or Notifier(),
+        control_path=str(socket_path(config.runtime_dir)),
+        language=config.language,
+        timings=Timings(
+            tap_seconds=config.button.tap_seconds,
+            bounce_seconds=config.button.bounce_time,
+            max_utterance_seconds=config.button.max_utterance_seconds,
+            release_tail_seconds=config.button.release_tail_seconds,
+        ),
+    )
+
+
+async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
+    try:
+        from player import Player
+    except ImportError as err:
+        _LOGGER.warning("book player unavailable: %s", err)
+        return None
+    lib = config.library
+    try:
+        player = Player(
+            library_paths=list(lib.paths),
+            cache_dir=config.path("cache_dir"),
+            state_dir=config.path("state_dir"),
+            sink=mixer.book,
+            feeds=lib.feeds,
+            librivox_url=lib.librivox_url if lib.librivox else None,
+            json_sources=lib.json_sources,
+            cache_max_bytes=lib.cache_max_mb << 20,
+            bookmark_interval=lib.bookmark_interval,
+            prefetch_next=lib.prefetch_next,
+            language=config.language,
+        )
+        await player.start()
+    except Exception as err:
+        _LOGGER.warning("book player unavailable: %s", err)
+        return None
+    return player
+
+
+def _make_registry(config: Config, player: Any) -> Any:
+    from agent.tools import ToolRegistry
+
+    registry = ToolRegistry(
+        default_timeout=config.llm.tool_timeout,
+        max_observation_chars=config.llm.observation_max_chars,
+    )
+    if player is not None and hasattr(player, "tools"):
+        for func in player.tools():
+            registry.add(func)
+    return registry
+
+
+def install_signal_handlers(app: App, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """SIGTERM/SIGINT post STOP into the inbox: turn cancelled, bookmarks saved, exit 0."""
+    loop = loop or asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, app.request_stop, signal.Signals(sig).name)
+
+
+def remove_signal_handlers(loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Undo `install_signal_handlers`."""
+    loop = loop or asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.remove_signal_handler(sig)
+
+
+def _trace_mcp_call(trace: Any) -> Callable[[str, Any], None] | None:
+    """A hook writing each call that arrives over MCP to the trace, as a one-step turn."""
+    if trace is None:
+        return None
+
+    def record(caller: str, result: Any) -> None:
+        import time
+
+        trace.write(
+            {
+                "time": time.time(),
+                "utterance": f"[{caller}] {result.name}",
+                "answer": result.text,
+                "backend": caller,
+                "elapsed_ms": round(result.elapsed_ms, 1),
+                "tokens": 0,
+                "error": None if result.ok else result.text,
+                "cancelled": False,
+                "steps": [
+                    {
+                        "index": 1,
+                        "kind": "action",
+                        "backend": caller,
+                        "action": result.name,
+                        "arguments": result.arguments,
+                        "observation": result.text,
+                        "ok": result.ok,
+                        "ms": {"tool": round(result.elapsed_ms, 1)},
+                    }
+                ],
+            }
+        )
+
+    return record
+
+
+async def start_mcp(config: Config, app: App) -> list[Callable[[], Any]]:
+    """Connect the configured MCP servers and start the MCP server; returns closers.
+
+    A server that cannot start (a non-loopback address without a token, a port in use) is
+    logged in one line and the assistant runs without it.
+    """
+    registry = getattr(app.agent, "registry", None)
+    if registry is None or not (config.mcp.servers or config.mcp.serve):
+        return []
+    from agent.mcp_bridge import McpBridgeError, McpClientManager, McpHttpServer, ServerSpec
+
+    closers: list[Callable[[], Any]] = []
+    if config.mcp.servers:
+        try:
+            specs = [ServerSpec.from_config(s) for s in config.mcp.servers]
+        except ValueError as err:
+            _LOGGER.error("MCP servers in the config ignored: %s", err)
+        else:
+            manager = McpClientManager(registry, specs)
+            await manager.start()
+            closers.append(manager.close)
+    if config.mcp.serve:
+        server = McpHttpServer(
+            registry,
+            host=config.mcp.host,
+            port=config.mcp.port,
+            token=config.mcp.token,
+            on_call=_trace_mcp_call(getattr(app.agent, "trace", None)),
+        )
+        try:
+            url = await server.start()
+        except McpBridgeError as err:
+            _LOGGER.error("MCP server not started: %s", err)
+        else:
+            _LOGGER.info("MCP server at %s", url)
+            closers.append(server.close)
+    return closers
+
+
+async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> int:
+    """What ``xiaoting run`` calls: build, load models, serve until SIGTERM; exit status."""
+    notifier = Notifier()
+    notifier.status("loading models")
+    app = await build_app(config, agent_factory=agent_factory, notifier=notifier)
+    closers = await start_mcp(config, app)
+    install_signal_handlers(app)
+    try:
+        return await app.run()
+    finally:
+        remove_signal_handlers()
+        for close in closers:
+            try:
+                await asyncio.wait_for(close(), 5)
+            except Exception as err:
+                _LOGGER.warning("MCP shutdown: %s", err)
+
+
+def main(config: Config) -> int:
+    """Blocking entry for a CLI: `asyncio.run(run(config))`."""
+    try:
+        return asyncio.run(run(config))
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sys.stdout.flush()

@@ -1,0 +1,443 @@
+"""`Player`: the catalog, cache, downloads, playback worker and bookmarks, wired together.
+
+Constructed from plain arguments; the tool methods the agent calls live in
+`player.tools.PlayerTools` (a base class), and `Player.tools()` lists them bound. All
+methods run on the event loop; decoding and `sink.write` run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import Cache, episode_key
+from .download import Downloader, DownloadJob, Opener
+from .engine import Playback, probe
+from .errors import BadInputError, DecodeError, NotFoundError, PlayerError, SourceError
+from .http import Http
+from .models import AlbumDetail, AudioSink, Episode, PlayerState
+from .sources import (
+    Catalog,
+    CatalogSource,
+    FeedSource,
+    JsonSource,
+    JsonSourceSpec,
+    LibriVoxSource,
+    LocalLibrary,
+)
+from .sources.base import rank
+from .store import Store
+from .textmatch import SUBSTRING, match_score, normalize
+from .texts import clock, say, title_part
+from .tools import PlayerTools
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_KEYWORD_CHARS = 100
+
+
+@dataclass
+class NowPlaying:
+    """The episode loaded in the playback worker, with its album."""
+
+    detail: AlbumDetail
+    episode: Episode
+    playback: Playback
+    path: Path
+    cached: bool
+
+
+@dataclass
+class PendingPlay:
+    """A request waiting for a download: play `episode` from `position` seconds when ready."""
+
+    detail: AlbumDetail
+    episode: Episode
+    position: float
+    job: DownloadJob
+
+
+class Player(PlayerTools):
+    """The audiobook player: search, play, pause, bookmarks, cache and downloads.
+
+    ``Player(*, library_paths, cache_dir, state_dir, sink, feeds=(), librivox_url=None,
+    json_sources=(), sources=(), cache_max_bytes=2 GiB, bookmark_interval=5.0 s,
+    prefetch_next=True, language="zh", page_size=5, download_retries=3)``.
+    `json_sources` items are `JsonSourceSpec`s, dicts or config objects with the same field
+    names; `sources` adds any other `CatalogSource`. Call `await start()` before use and
+    `await close()` at exit (it saves the bookmark; the sink is the caller's to close).
+    """
+
+    def __init__(
+        self,
+        *,
+        library_paths: Iterable[Path],
+        cache_dir: Path,
+        state_dir: Path,
+        sink: AudioSink,
+        feeds: Iterable[str] = (),
+        librivox_url: str | None = None,
+        json_sources: Iterable[object] = (),
+        sources: Iterable[CatalogSource] = (),
+        cache_max_bytes: int = 2 * 1024**3,
+        bookmark_interval: float = 5.0,
+        prefetch_next: bool = True,
+        language: str = "zh",
+        page_size: int = 5,
+        download_retries: int = 3,
+        download_retry_delay: float = 0.5,
+        opener: Opener | None = None,
+    ) -> None:
+        """See the class docstring; `opener(path, mode)` opens partial download files."""
+        self.language = "en" if language == "en" else "zh"
+        self.sink = sink
+        self.bookmark_interval = bookmark_interval
+        self.prefetch_next = prefetch_next
+        self.page_size = page_size
+        self.state_dir = Path(state_dir)
+        self.store = Store(self.state_dir / "player.sqlite3")
+        self.cache = Cache(Path(cache_dir), self.store, max_bytes=cache_max_bytes)
+        self.http = Http()
+        self.library = LocalLibrary([Path(p) for p in library_paths])
+        all_sources: list[CatalogSource] = [self.library]
+        feeds = list(feeds)
+        if feeds:
+            all_sources.append(FeedSource(feeds, self.http))
+        if librivox_url:
+            all_sources.append(LibriVoxSource(self.http, base_url=librivox_url))
+        for spec in json_sources:
+            all_sources.append(JsonSource(JsonSourceSpec.from_any(spec), self.http))
+        all_sources.extend(sources)
+        self.catalog = Catalog(all_sources)
+        self.downloader = Downloader(
+            self.cache,
+            self.store,
+            retries=download_retries,
+            retry_delay=download_retry_delay,
+            opener=opener,
+            on_done=self._download_done,
+        )
+        self.state = PlayerState.IDLE
+        self.volume = 1.0
+        self.now: NowPlaying | None = None
+        self.pending: PendingPlay | None = None
+        self.last_error = ""
+        self.sleep_deadline: float | None = None
+        self._subscribers: list[Callable[[PlayerState], object]] = []
+        self._tasks: set[asyncio.Task[object]] = set()
+        self._sleep_task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    # lifecycle --------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Reconcile the cache with its index, scan the library, start the bookmark task."""
+        self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.cache.reconcile)
+        await asyncio.to_thread(self.library.refresh, force=True)
+        await asyncio.to_thread(normalize, "繁體")  # load the opencc tables off the loop
+        self.cache.evict(set())
+        self._track(self._bookmark_loop(), "bookmarks")
+
+    async def close(self) -> None:
+        """Save the bookmark, stop playback and downloads, close the database."""
+        if self._closed:
+            return
+        self._closed = True
+        self.save_bookmark()
+        if self.now is not None:
+            self.now.playback.stop()
+            await asyncio.to_thread(self.now.playback.join, 2.0)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.downloader.close()
+        await self.http.close()
+        self.store.close()
+        self._set_state(PlayerState.IDLE)
+
+    def subscribe(self, callback: Callable[[PlayerState], object]) -> None:
+        """Call `callback(new_state)` on the event loop after every state change."""
+        self._subscribers.append(callback)
+
+    def titles(self) -> list[str]:
+        """Album titles known without network (library, feeds seen, remembered albums)."""
+        titles = dict.fromkeys(self.catalog.known_titles())
+        titles.update(dict.fromkeys(a.title for a in self.store.albums()))
+        return list(titles)
+
+    def _track(self, coro, name: str) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            err = task.exception()
+            if isinstance(err, PlayerError):
+                self.last_error = str(err)
+                _LOGGER.warning("%s: %s", task.get_name(), err)
+            else:
+                _LOGGER.error("%s failed", task.get_name(), exc_info=err)
+
+    def _set_state(self, state: PlayerState) -> None:
+        if state == self.state:
+            return
+        _LOGGER.info("player: %s -> %s", self.state, state)
+        self.state = state
+        for callback in list(self._subscribers):
+            try:
+                callback(state)
+            except Exception:
+                _LOGGER.exception("state subscriber failed")
+
+    # bookmarks --------------------------------------------------------------------------
+    def save_bookmark(self) -> None:
+        """Write where the current book is (album, episode, position) to the database."""
+        now = self.now
+        if now is not None:
+            self.store.bookmark_save(now.detail.album, now.episode, now.playback.position)
+
+    async def _bookmark_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.bookmark_interval)
+            if self.state == PlayerState.PLAYING:
+                self.save_bookmark()
+
+    # resolving keywords -----------------------------------------------------------------
+    def clean_keyword(self, keyword: str) -> str:
+        """`keyword` without NUL/control characters, trimmed and capped at 100 characters."""
+        cleaned = "".join(ch for ch in str(keyword) if ch.isprintable()).strip()
+        return cleaned[:MAX_KEYWORD_CHARS]
+
+    async def album_detail(self, album_id: str) -> AlbumDetail:
+        """Details of an album by id: remembered copy for remote ones when offline."""
+        source = self.catalog.source_for(album_id)
+        try:
+            detail = await self.catalog.album(album_id)
+        except PlayerError:
+            remembered = self.store.album_load(album_id) if source.remote else None
+            if remembered is None:
+                raise
+            return remembered
+        if source.remote:
+            self.store.album_save(detail)
+        return detail
+
+    async def resolve(self, keyword: str) -> AlbumDetail:
+        """The album `keyword` means: an album id, else the best local, remembered or remote
+        match (in that order). Raises NotFoundError."""
+        if any(keyword.startswith(s.prefix) for s in self.catalog.sources):
+            return await self.album_detail(keyword)
+        local = await self.catalog.search(keyword, page_size=1, remote=False)
+        candidates = list(local.albums)
+        remembered = rank(keyword, self.store.albums())[:1]
+        candidates.extend(remembered)
+        best = max(candidates, key=lambda a: match_score(keyword, a.title, a.author), default=None)
+        if best is not None and match_score(keyword, best.title, best.author) >= SUBSTRING:
+            return await self.album_detail(best.id)
+        if any(s.remote for s in self.catalog.sources):
+            try:
+                found = await self.catalog.search(keyword, page_size=1)
+            except SourceError:
+                if best is None:
+                    raise
+            else:
+                if found.albums:
+                    return await self.album_detail(found.albums[0].id)
+        if best is not None:
+            return await self.album_detail(best.id)
+        raise NotFoundError(say(self.language, "none_found", keyword=keyword))
+
+    def find_episode(self, detail: AlbumDetail, section: int) -> Episode:
+        """The episode `section` of an album; raises BadInputError/NotFoundError."""
+        if section < 1:
+            raise BadInputError(say(self.language, "bad_section"))
+        episode = detail.episode(section)
+        if episode is None:
+            raise NotFoundError(
+                say(self.language, "no_section", album=detail.album.title,
+                    count=len(detail.episodes), section=section)
+            )  # fmt: skip
+        return episode
+
+    def bookmark_for(self, detail: AlbumDetail) -> tuple[Episode, float] | None:
+        """The bookmarked episode and position (seconds) of an album, or None."""
+        mark = self.store.bookmark(detail.album.id)
+        if mark is None:
+            return None
+        episode = detail.episode(mark.section)
+        if episode is None:
+            return None
+        return episode, mark.position
+
+    # playing ----------------------------------------------------------------------------
+    async def play(self, detail: AlbumDetail, episode: Episode, position: float = 0.0) -> str:
+        """Play `episode` now if it is local or cached (returns at once), else start its
+        download and play when it is complete and checked. Returns the result text."""
+        async with self._lock:
+            path = self._playable_path(episode)
+            if path is not None:
+                position = await self._start(detail, episode, path, position)
+                if position > 1:
+                    return say(self.language, "resuming", album=detail.album.title,
+                               section=episode.section, time=clock(self.language, position))  # fmt: skip
+                return say(self.language, "playing_local", album=detail.album.title,
+                           section=episode.section, title=title_part(self.language, episode))  # fmt: skip
+            self._stop_current()
+            job = self.downloader.start(episode, f"{detail.album.title} #{episode.section}")
+            if self.catalog.source_for(detail.album.id).remote:
+                self.store.album_save(detail)
+            request = PendingPlay(detail, episode, position, job)
+            self.pending = request
+            self._set_state(PlayerState.LOADING)
+            self._track(
+                self._play_when_ready(request), f"play {episode.album_id}#{episode.section}"
+            )
+            return say(self.language, "downloading", album=detail.album.title,
+                       section=episode.section)  # fmt: skip
+
+    def _playable_path(self, episode: Episode) -> Path | None:
+        if not episode.is_remote:
+            return Path(episode.location)
+        return self.cache.lookup(episode)
+
+    async def _play_when_ready(self, request: PendingPlay) -> None:
+        assert request.job.task is not None
+        try:
+            path = await asyncio.shield(request.job.task)
+        except Exception:
+            if self.pending is request:
+                self.pending = None
+                self._set_state(PlayerState.IDLE if self.now is None else self.state)
+            raise
+        async with self._lock:
+            if self.pending is not request:
+                return
+            self.pending = None
+            await self._start(request.detail, request.episode, path, request.position)
+
+    async def _start(
+        self, detail: AlbumDetail, episode: Episode, path: Path, position: float
+    ) -> float:
+        """Probe `path`, then hand it to a new worker; returns the start position (seconds,
+        0 when the bookmark was at the very end). Raises DecodeError for a corrupt file."""
+        cached = episode.is_remote
+        try:
+            duration = await asyncio.to_thread(probe, path)
+        except DecodeError as err:
+            self._corrupt(detail, episode, cached)
+            raise self._corrupt_error(detail, episode, cached) from err
+        if position < 0 or (duration and position >= duration - 0.5):
+            position = 0.0
+        previous = self._stop_current()
+        self.pending = None
+        playback = Playback(
+            path, self.sink, start=position, volume=lambda: self.volume,
+            on_event=self._from_worker, previous=previous,
+        )  # fmt: skip
+        self._set_state(PlayerState.LOADING)
+        playback.start()
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(playback.loaded), 10.0)
+        except DecodeError as err:
+            self._corrupt(detail, episode, cached)
+            self._set_state(PlayerState.IDLE)
+            raise self._corrupt_error(detail, episode, cached) from err
+        self.now = NowPlaying(detail, episode, playback, path, cached)
+        self.last_error = ""
+        self._set_state(PlayerState.PLAYING)
+        self.store.bookmark_save(detail.album, episode, position)
+        if cached:
+            self.store.cache_touch(episode_key(episode))
+        _LOGGER.info("playing %s #%d from %.1f s", detail.album.title, episode.section, position)
+        self._prefetch()
+        return position
+
+    def _corrupt(self, detail: AlbumDetail, episode: Episode, cached: bool) -> None:
+        _LOGGER.warning("corrupt audio: %s #%d", detail.album.title, episode.section)
+        if cached:
+            self.cache.remove(episode)
+
+    def _corrupt_error(self, detail: AlbumDetail, episode: Episode, cached: bool) -> DecodeError:
+        key = "corrupt" if cached else "corrupt_local"
+        return DecodeError(
+            say(self.language, key, album=detail.album.title, section=episode.section)
+        )
+
+    def _stop_current(self) -> Playback | None:
+        """Stop the worker (saving the bookmark first); returns it so the next one can wait."""
+        now = self.now
+        if now is None:
+            return None
+        self.save_bookmark()
+        now.playback.stop()
+        self.now = None
+        return now.playback
+
+    def stop_all(self) -> None:
+        """Stop playback and forget a pending request (downloads go on into the cache)."""
+        self._stop_current()
+        self.pending = None
+        self._set_state(PlayerState.IDLE)
+
+    def _prefetch(self) -> None:
+        now = self.now
+        if now is None or not self.prefetch_next:
+            return
+        following = now.detail.neighbour(now.episode, 1)
+        if following is not None and following.is_remote and self.cache.lookup(following) is None:
+            self.downloader.start(following, f"{now.detail.album.title} #{following.section}")
+
+    def protected_keys(self) -> set[str]:
+        """Cache keys eviction must spare: the episode playing (or awaited) and the next."""
+        keys = set()
+        for holder in (self.now, self.pending):
+            if holder is not None:
+                keys.add(episode_key(holder.episode))
+                following = holder.detail.neighbour(holder.episode, 1)
+                if following is not None:
+                    keys.add(episode_key(following))
+        return keys
+
+    def _download_done(self, job: DownloadJob) -> None:
+        if job.state == "done" and not self._closed:
+            self.cache.evict(self.protected_keys())
+
+    # events from the worker thread -------------------------------------------------------
+    def _from_worker(self, playback: Playback, kind: str, detail: object) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_worker_event, playback, kind, detail)
+
+    def _on_worker_event(self, playback: Playback, kind: str, detail: object) -> None:
+        now = self.now
+        if now is None or now.playback is not playback or self._closed:
+            return
+        if kind in ("error", "sink_error"):
+            self.last_error = str(detail)
+            if kind == "error":
+                self._corrupt(now.detail, now.episode, now.cached)
+            self.save_bookmark()
+            self.now = None
+            self._set_state(PlayerState.IDLE)
+            return
+        following = now.detail.neighbour(now.episode, 1)
+        if following is None:
+            self.store.bookmark_save(now.detail.album, now.episode, 0.0)
+            self.now = None
+            self._set_state(PlayerState.IDLE)
+            _LOGGER.info("finished %s", now.detail.album.title)
+            return
+        self.store.bookmark_save(now.detail.album, following, 0.0)
+        self.now = None
+        self._track(self.play(now.detail, following), f"advance to #{following.section}")
+
+
+__all__ = ["NowPlaying", "PendingPlay", "Player"]

@@ -1,0 +1,121 @@
+"""LibriVox's public JSON API: search by title (then author), sections with MP3 URLs.
+
+Requests ``{base}/audiobooks/?title=…&format=json&extended=1&limit=…&offset=…`` and
+``{base}/audiobooks/?id=…``; the answer is ``{"books": [{"id", "title", "authors":
+[{"first_name", "last_name"}], "num_sections", "description", "sections": [{"section_number",
+"title", "listen_url", "playtime"}]}]}``. "Not found" comes as HTTP 404 with
+``{"error": …}``. The base URL is configurable (default https://librivox.org/api/feed).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from ..errors import NotFoundError, SourceError
+from ..http import Http
+from ..models import Album, AlbumDetail, Episode, SearchPage
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_URL = "https://librivox.org/api/feed"
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _author(book: dict[str, Any]) -> str:
+    names = []
+    for person in book.get("authors") or []:
+        if isinstance(person, dict):
+            name = f"{person.get('first_name', '')} {person.get('last_name', '')}".strip()
+            if name:
+                names.append(name)
+    return ", ".join(names)
+
+
+def _float(value: object) -> float:
+    try:
+        return float(str(value))
+    except ValueError:
+        return 0.0
+
+
+class LibriVoxSource:
+    """Public-domain audiobooks from LibriVox (or any server answering its API); "lv:<id>"."""
+
+    prefix = "lv:"
+    remote = True
+
+    def __init__(self, http: Http, *, base_url: str = DEFAULT_URL) -> None:
+        """`base_url`: the API root, without a trailing "/audiobooks"."""
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+        self._titles: dict[str, str] = {}
+
+    def _album(self, book: dict[str, Any]) -> Album:
+        album_id = f"{self.prefix}{book.get('id')}"
+        sections = book.get("sections") or []
+        count = int(_float(book.get("num_sections")) or len(sections))
+        title = str(book.get("title") or album_id)
+        self._titles[album_id] = title
+        description = _TAGS.sub("", str(book.get("description") or ""))[:500]
+        return Album(album_id, title, _author(book), count, "librivox", description)
+
+    async def _books(self, **params: str) -> list[dict[str, Any]]:
+        params = {"format": "json", "extended": "1", **params}
+        data = await self.http.get_json(
+            f"{self.base_url}/audiobooks/", params=params, missing_ok=True
+        )
+        if not isinstance(data, dict):
+            raise SourceError("LibriVox 返回的数据格式不对")
+        books = data.get("books")
+        if books is None:
+            return []  # {"error": "Audiobooks could not be found"}
+        if isinstance(books, dict):  # some answers key books by id
+            books = list(books.values())
+        if not isinstance(books, list):
+            raise SourceError("LibriVox 返回的数据格式不对")
+        return [b for b in books if isinstance(b, dict) and b.get("id") is not None]
+
+    async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
+        """Books whose title (or, failing that, author) contains `keyword`."""
+        keyword = keyword.strip()
+        if not keyword:
+            return SearchPage((), 0, page)
+        paging = {"limit": str(page_size), "offset": str((max(page, 1) - 1) * page_size)}
+        books = await self._books(title=keyword, **paging)
+        if not books:
+            books = await self._books(author=keyword, **paging)
+        albums = tuple(self._album(b) for b in books)
+        return SearchPage(albums, len(albums) + (page - 1) * page_size, page)
+
+    async def album(self, album_id: str) -> AlbumDetail:
+        """The book and its sections; raises NotFoundError for an unknown or non-numeric id."""
+        number = album_id.removeprefix(self.prefix)
+        if not number.isdigit():
+            raise NotFoundError(f"没有这个专辑: {album_id}")
+        books = await self._books(id=number)
+        if not books:
+            raise NotFoundError(f"没有这个专辑: {album_id}")
+        book = books[0]
+        album = self._album(book)
+        episodes = []
+        for position, section in enumerate(book.get("sections") or [], start=1):
+            if not isinstance(section, dict) or not section.get("listen_url"):
+                continue
+            number_ = int(_float(section.get("section_number"))) or position
+            episodes.append(
+                Episode(
+                    album_id=album.id,
+                    section=number_,
+                    title=str(section.get("title") or f"Section {number_}"),
+                    location=str(section["listen_url"]),
+                    duration=_float(section.get("playtime")),
+                )
+            )
+        episodes.sort(key=lambda e: e.section)
+        return AlbumDetail(album, tuple(episodes))
+
+    def known_titles(self) -> list[str]:
+        """Titles seen in answers so far."""
+        return list(self._titles.values())

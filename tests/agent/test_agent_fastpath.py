@@ -1,0 +1,63 @@
+"""Fast-path commands in Chinese and English, and what must not match."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.fastpath import FastPath, chinese_number
+
+TOOLS = ["pause", "resume", "stop", "get_status", "next_episode", "previous_episode", "set_volume"]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool", "arguments"),
+    [
+        ("暂停", "pause", {}),
+        ("暂停一下。", "pause", {}),
+        ("请暂停", "pause", {}),
+        ("Pause.", "pause", {}),
+        ("please pause", "pause", {}),
+        ("继续", "resume", {}),
+        ("继续播放吧", "resume", {}),
+        ("Resume", "resume", {}),
+        ("keep playing", "resume", {}),
+        ("别放了", "stop", {}),
+        ("不听了", "stop", {}),
+        ("Stop playing!", "stop", {}),
+        ("现在在播什么", "get_status", {}),
+        ("现在在播什么？", "get_status", {}),
+        ("What's playing?", "get_status", {}),
+        ("下一集", "next_episode", {}),
+        ("Next episode", "next_episode", {}),
+        ("上一集", "previous_episode", {}),
+        ("previous chapter", "previous_episode", {}),
+        ("音量调到50", "set_volume", {"percent": 50}),
+        ("音量调到五十", "set_volume", {"percent": 50}),
+        ("把声音调到三十五", "set_volume", {"percent": 35}),
+        ("volume 40", "set_volume", {"percent": 40}),
+        ("set the volume to 70 percent", "set_volume", {"percent": 70}),
+    ],
+)
+def test_commands(utterance: str, tool: str, arguments: dict) -> None:
+    hit = FastPath().match(utterance, TOOLS)
+    assert hit is not None and hit.tool == tool and hit.arguments == arguments
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["不要暂停", "播放西游记第1集", "stop the music and play 三体", "音量调到二百", "volume 300",
+     "继续播放三国演义", "", "what's playing on the radio in Beijing"],
+)
+def test_not_commands(utterance: str) -> None:
+    assert FastPath().match(utterance, TOOLS) is None
+
+
+def test_switched_off_or_tool_missing() -> None:
+    assert FastPath(enabled=False).match("暂停", TOOLS) is None
+    assert FastPath().match("暂停", ["stop"]) is None
+
+
+def test_chinese_numbers() -> None:
+    assert [chinese_number(t) for t in ("五", "十", "十五", "五十", "九十九", "一百", "42", "千")] == [
+        5, 10, 15, 50, 99, 100, 42, None
+    ]

@@ -1,0 +1,191 @@
+"""The GBNF grammar with llama.cpp for real: a tiny random-weight GGUF replies in seconds."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from agent_books import FakeLibrary
+
+from agent import Agent, Constraints, ToolRegistry, build_grammar, parse
+from agent.local import LocalModel
+
+llama_cpp = pytest.importorskip("llama_cpp")
+
+
+def _registry() -> ToolRegistry:
+    return ToolRegistry(FakeLibrary().tools())
+
+
+def test_grammar_shape() -> None:
+    constraints = Constraints()
+    constraints.observe("Found: 西游记 (album_id: xyj01, 100 episodes)")
+    text = build_grammar(_registry(), constraints=constraints)
+    assert text.startswith('root ::= "Thought: "')
+    assert '"search_and_play\\nAction Input: "' in text
+    assert '"\\"xyj01\\""' in text  # album_id limited to the id seen
+    assert 'range-1-100 ::= "1" | "2"' in text  # section within the album's range
+    assert '"Final Answer: "' in text
+
+
+def test_constraints_from_json_and_prose() -> None:
+    constraints = Constraints()
+    constraints.observe('{"results": [{"album_id": "a1", "episodes": 12}, {"album_id": "b2"}]}')
+    assert constraints.choices["album_id"] == ["a1", "b2"]
+    assert "section" not in constraints.ranges  # two albums: no single range
+    constraints.observe("专辑ID: a1, 共12集")
+    assert constraints.ranges["section"] == (1, 12)
+
+
+def test_tool_needing_an_unseen_id_is_not_admitted() -> None:
+    registry = _registry()
+    detail = registry.get("get_album_detail")
+    constraints = Constraints()
+    assert not constraints.admits(detail)
+    constraints.observe("album_id: xyj01")
+    assert constraints.admits(detail)
+
+
+def test_llama_cpp_accepts_the_grammar(vocab_gguf) -> None:
+    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
+    constraints = Constraints()
+    constraints.observe("album_id: xyj01, 共100集")
+    for grammar in (
+        build_grammar(_registry()),
+        build_grammar(_registry(), constraints=constraints),
+        build_grammar(_registry(), allow_final=False),
+        build_grammar([], allow_final=True),
+    ):
+        sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
+        assert sampler, grammar
+        llama_cpp.llama_sampler_free(sampler)
+    broken = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, b"root ::= nothing", b"root")
+    assert not broken  # the check above can fail
+
+
+async def test_every_sampled_reply_parses(tiny_gguf) -> None:
+    registry = _registry()
+    constraints = Constraints()
+    constraints.observe("Found: 西游记 (album_id: xyj01, 100 episodes)")
+    grammar = build_grammar(
+        registry, constraints=constraints, thought_chars=24, answer_chars=24, string_chars=12
+    )
+    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=200, temperature=1.0, n_threads=2)
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "播放西游记"}]
+    kinds = set()
+    try:
+        for seed in range(8):
+            model.seed = seed
+            result = await asyncio.wait_for(model.complete(messages, grammar=grammar), timeout=60)
+            assert result.finish_reason == "stop", result
+            reply = parse(result.text, tools=registry.names())
+            kinds.add(type(reply).__name__)
+            if type(reply).__name__ == "Action":
+                registry.validate(reply.tool, reply.arguments)  # matches the tool's schema
+                if reply.tool == "get_album_detail":
+                    assert reply.arguments["album_id"] == "xyj01"
+                if "section" in reply.arguments:
+                    assert 1 <= reply.arguments["section"] <= 100
+    finally:
+        model.close()
+    assert kinds  # replies were produced
+
+
+async def test_system_prompt_kv_cache_is_reused(tiny_gguf) -> None:
+    model = LocalModel(tiny_gguf, n_ctx=1024, max_tokens=4, n_threads=2)
+    system = {"role": "system", "content": "你是小听。" * 40}
+    try:
+        first = await asyncio.wait_for(model.complete([system, {"role": "user", "content": "一"}]), 60)
+        second = await asyncio.wait_for(model.complete([system, {"role": "user", "content": "二"}]), 60)
+        system_tokens = model.count_tokens(system["content"])
+    finally:
+        model.close()
+    assert first.cached_tokens == 0
+    assert system_tokens > 100
+    assert second.cached_tokens >= system_tokens
+    assert second.prompt_tokens - second.cached_tokens < 10
+
+
+async def test_cancel_stops_local_generation_quickly(tiny_gguf) -> None:
+    model = LocalModel(tiny_gguf, n_ctx=2048, max_tokens=1500, temperature=1.0, n_threads=2)
+    cancel = asyncio.Event()
+    first_token = asyncio.Event()
+    messages = [{"role": "user", "content": "hi"}]
+    try:
+        task = asyncio.ensure_future(
+            model.complete(messages, cancel=cancel, on_token=lambda _: first_token.set())
+        )
+        await asyncio.wait_for(first_token.wait(), timeout=30)
+        pressed = time.perf_counter()
+        cancel.set()
+        result = await asyncio.wait_for(task, timeout=5)
+        latency = time.perf_counter() - pressed
+    finally:
+        model.close()
+    assert result.finish_reason == "cancelled"
+    assert latency < 0.1
+
+
+async def test_agent_turn_on_the_tiny_model_always_ends(tiny_gguf) -> None:
+    library = FakeLibrary()
+    model = LocalModel(tiny_gguf, n_ctx=4096, max_tokens=120, temperature=1.0, n_threads=2)
+    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False, max_rounds=3)
+    try:
+        turn = await asyncio.wait_for(agent.run("播放西游记第二集"), timeout=120)
+    finally:
+        model.close()
+    assert turn.answer
+    assert all(s.kind.value != "format_error" for s in turn.steps)
+
+
+def test_missing_model_file_is_unavailable(tmp_path) -> None:
+    from agent import ModelUnavailable
+
+    model = LocalModel(tmp_path / "missing.gguf")
+    with pytest.raises(ModelUnavailable):
+        asyncio.run(model.complete([{"role": "user", "content": "x"}]))
+
+
+async def test_greedy_replies_parse_under_the_grammar(tiny_gguf) -> None:
+    registry = _registry()
+    grammar = build_grammar(registry, thought_chars=24, answer_chars=24, string_chars=12)
+    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=200, temperature=0.0, n_threads=2)
+    streamed: list[str] = []
+    try:
+        for utterance in ("播放西游记", "pause", "三体有几集", "what's on"):
+            messages = [{"role": "user", "content": utterance}]
+            result = await asyncio.wait_for(
+                model.complete(messages, grammar=grammar, on_token=streamed.append), timeout=60
+            )
+            assert result.finish_reason == "stop", result
+            reply = parse(result.text, tools=registry.names())
+            if type(reply).__name__ == "Action":
+                registry.validate(reply.tool, reply.arguments)
+    finally:
+        model.close()
+    assert streamed
+
+
+def test_keywords_are_spans_of_the_utterance_or_observations() -> None:
+    constraints = Constraints()
+    constraints.quote("给我放三体第五集")
+    keywords = constraints.choices["keyword"]
+    assert "三体" in keywords and "水浒传" not in keywords
+    constraints.observe("playing: 红楼梦, episode 4")
+    assert "红楼梦" in constraints.choices["keyword"]
+    english = Constraints()
+    english.quote("play chapter 3 of Sherlock Holmes")
+    assert "Sherlock Holmes" in english.choices["keyword"]
+    assert "Treasure Island" not in english.choices["keyword"]
+    text = build_grammar(_registry(), constraints=english)
+    assert '"\\"Sherlock Holmes\\""' in text
+    free = Constraints()
+    free.quote("x" * 200)  # too long to enumerate: left free
+    assert "keyword" not in free.choices
+
+
+def test_counts_are_small_positive_integers() -> None:
+    text = build_grammar(_registry())
+    assert '"\\"section\\"" ws ":" ws json-count' in text
+    assert "json-count ::= [1-9] [0-9]{0,3}" in text

@@ -1,0 +1,216 @@
+"""The tools, called directly as the agent would: local library, states, bookmarks, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import typing
+from pathlib import Path
+
+import pytest
+from player_fixtures import (
+    RecordingSink,
+    make_album,
+    make_episode,
+    wait_for_state,
+    wait_until,
+)
+
+from player import BadInputError, DecodeError, NotFoundError, PlayerError, PlayerState
+
+
+def bounded(coro, limit: float = 5.0):
+    return asyncio.wait_for(coro, limit)
+
+
+async def test_tools_are_typed_and_documented(make_player, library):
+    player = await make_player(library_paths=[library])
+    names = [t.__name__ for t in player.tools()]
+    assert names[:7] == ["search_album", "get_album_detail", "search_and_play", "pause",
+                         "resume", "stop", "get_status"]  # fmt: skip
+    for tool in player.tools():
+        assert tool.__doc__ and asyncio.iscoroutinefunction(tool)
+    for tool in player.tools():  # hints resolve, so JSON Schemas get their types
+        typing.get_type_hints(tool)
+    hints = typing.get_type_hints(player.search_and_play)
+    assert hints["section"] == int | None and hints["keyword"] is str
+    assert "Args:" in player.search_and_play.__doc__
+
+
+async def test_search_album_lists_ids_usable_by_other_tools(make_player, library):
+    player = await make_player(library_paths=[library])
+    text = await bounded(player.search_album("西遊記"))
+    assert text.startswith("找到1个专辑: 1. 西游记 (id: lib:")
+    album_id = re.search(r"id: (lib:\w+)", text).group(1)
+    detail = await bounded(player.get_album_detail(album_id))
+    assert "共3集" in detail and "第2集 第二集 拜师学艺" in detail
+    picked = await bounded(player.get_album_detail(album_id, keyword="天宫"))
+    assert "大闹天宫" in picked and "猴王" not in picked
+    assert "没有找到" in await bounded(player.search_album("红楼梦"))
+    assert "Journey to the West" in await bounded(player.search_album("jorney west"))
+    with pytest.raises(NotFoundError):
+        await bounded(player.get_album_detail("lib:nope"))
+    by_keyword = await bounded(player.get_album_detail("123", keyword="西游记"))
+    assert "共3集" in by_keyword
+
+
+async def test_search_and_play_cached_fast_path(make_player, library, sink):
+    player = await make_player(library_paths=[library])
+    states = []
+    player.subscribe(states.append)
+    started = time.perf_counter()
+    text = await bounded(player.search_and_play("西游记", section=2))
+    assert text == "正在播放(本地): 西游记 第2集 第二集 拜师学艺"
+    assert player.state == PlayerState.PLAYING
+    await bounded(asyncio.to_thread(sink.written.wait, 5))
+    assert sink.first_write > started
+    assert states == [PlayerState.LOADING, PlayerState.PLAYING]
+    status = await bounded(player.get_status())
+    assert status.startswith("正在播放 西游记 第2集") and "音量100%" in status
+
+
+async def test_pause_resume_stop_and_status(make_player, library, sink):
+    player = await make_player(library_paths=[library])
+    assert await bounded(player.pause()) == "现在没有在播放"
+    await bounded(player.search_and_play("西游记", section=1))
+    await wait_until(lambda: sink.frames > 4800)
+    assert (await bounded(player.pause())).startswith("已暂停 西游记 第1集")
+    assert player.state == PlayerState.PAUSED
+    await asyncio.sleep(0.1)
+    frames = sink.frames
+    await asyncio.sleep(0.1)
+    assert sink.frames == frames
+    assert "已暂停" in await bounded(player.get_status())
+    assert (await bounded(player.resume())).startswith("继续播放")
+    await wait_until(lambda: sink.frames > frames)
+    assert await bounded(player.stop()) == "已停止播放"
+    assert player.state == PlayerState.IDLE
+    assert "空闲" in await bounded(player.get_status())
+
+
+async def test_bookmark_resume_without_section(make_player, library, sink):
+    player = await make_player(library_paths=[library])
+    await bounded(player.search_and_play("西游记", section=2))
+    await wait_until(lambda: player.now.playback.position > 1.2)
+    await bounded(player.stop())
+    mark = player.store.bookmark(player.store.last_bookmark().album_id)
+    assert mark.section == 2 and mark.position > 1.2
+    text = await bounded(player.search_and_play("西游记"))
+    assert text.startswith("从第2集 1秒 继续播放西游记")
+    assert player.now.episode.section == 2 and player.now.playback.position >= 1.2
+    # An explicit section 1 is not "omitted".
+    assert "第1集" in await bounded(player.search_and_play("西游记", section=1))
+    assert player.now.playback.position < 0.5
+    await bounded(player.stop())
+    # No keyword: the last book.
+    assert "西游记" in await bounded(player.search_and_play(""))
+
+
+async def test_bad_sections_and_keywords(make_player, library):
+    player = await make_player(library_paths=[library])
+    with pytest.raises(BadInputError, match="集数从1开始"):
+        await bounded(player.search_and_play("西游记", section=0))
+    with pytest.raises(NotFoundError, match="西游记只有3集，没有第9999集"):
+        await bounded(player.search_and_play("西游记", section=9999))
+    for keyword in ("../../etc/passwd", "/", "a\x00b", "..\\..\\x", "红楼梦"):
+        with pytest.raises(NotFoundError):
+            await bounded(player.search_and_play(keyword, section=1))
+    with pytest.raises(BadInputError):
+        await bounded(player.search_and_play("   "))
+    assert player.state == PlayerState.IDLE
+    assert not list(player.cache.root.rglob("*passwd*"))
+
+
+async def test_next_previous_and_auto_advance(make_player, library, sink):
+    player = await make_player(library_paths=[library])
+    await bounded(player.search_and_play("西游记", section=1))
+    assert "第2集" in await bounded(player.next_episode())
+    assert "第1集" in await bounded(player.previous_episode())
+    with pytest.raises(NotFoundError, match="第一集"):
+        await bounded(player.previous_episode())
+    await bounded(player.search_and_play("西游记", section=2))
+    # 2 s episodes at 20x: the end comes fast and the player moves on to episode 3.
+    await wait_until(lambda: player.now is not None and player.now.episode.section == 3)
+    await wait_for_state(player, PlayerState.IDLE)
+    mark = player.store.last_bookmark()
+    assert mark.section == 3
+    with pytest.raises(NotFoundError, match="最后一集"):
+        await bounded(player.next_episode())
+
+
+async def test_seek_volume_and_sleep_timer(make_player, library, sink):
+    player = await make_player(library_paths=[library])
+    assert await bounded(player.seek(1)) == "现在没有在播放"
+    await bounded(player.search_and_play("西游记", section=1))
+    sink.speed = 2.0
+    assert await bounded(player.seek(1.5)) == "已跳到 1秒"
+    await wait_until(lambda: player.now.playback.position >= 1.5)
+    with pytest.raises(BadInputError):
+        await bounded(player.seek(60))
+    assert await bounded(player.set_volume(30)) == "音量已调到30%"
+    assert player.volume == 0.3
+    for bad in (-1, 101):
+        with pytest.raises(BadInputError):
+            await bounded(player.set_volume(bad))
+    assert "分钟后停止" in await bounded(player.sleep_timer(0.005))
+    await wait_for_state(player, PlayerState.PAUSED)
+    assert await bounded(player.sleep_timer(0)) == "已取消定时"
+    with pytest.raises(BadInputError):
+        await bounded(player.sleep_timer(-3))
+
+
+async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
+    make_player, tmp_path, sink
+):
+    root = tmp_path / "lib"
+    make_album(root, "好书", ["第1集", "第2集"], seconds=2.0)
+    (root / "好书" / "第2集.mp3").write_bytes(b"")
+    player = await make_player(library_paths=[root])
+    await bounded(player.search_and_play("好书", section=1))
+    with pytest.raises(DecodeError, match="好书 第2集的文件坏了"):
+        await bounded(player.search_and_play("好书", section=2))
+    assert player.state == PlayerState.PLAYING and player.now.episode.section == 1
+    assert isinstance(DecodeError("x"), PlayerError)
+
+
+async def test_english_texts(make_player, library):
+    player = await make_player(library_paths=[library], language="en")
+    text = await bounded(player.search_album("journey"))
+    assert text.startswith("Found 1 albums: 1. Journey to the West (id: lib:")
+    assert (await bounded(player.search_and_play("journey", section=2))).startswith(
+        "Playing (local): Journey to the West, episode 2"
+    )
+    with pytest.raises(NotFoundError, match="has 2 episodes"):
+        await bounded(player.search_and_play("journey", section=7))
+
+
+async def test_titles_for_the_phrase_list(make_player, library, tmp_path):
+    player = await make_player(library_paths=[library])
+    assert set(player.titles()) >= {"西游记", "Journey to the West"}
+    make_episode(tmp_path / "x.mp3", seconds=0.2)
+
+
+class BrokenSink(RecordingSink):
+    """An output that fails after the first write, like an unplugged USB sound card."""
+
+    def write(self, pcm: bytes) -> None:
+        if self.frames:
+            raise OSError("device gone")
+        super().write(pcm)
+
+
+async def test_sink_failure_stops_playback_and_keeps_the_file(make_player, library):
+    player = await make_player(library_paths=[library], sink=BrokenSink(speed=20.0))
+    await bounded(player.search_and_play("西游记", section=1))
+    await wait_for_state(player, PlayerState.IDLE)
+    assert "声音输出出错" in await bounded(player.get_status())
+    assert all(Path(e.location).exists() for e in (await player.resolve("西游记")).episodes)
+    # The player is still usable.
+    await bounded(player.search_album("西游记"))
+
+
+async def test_a_dead_remote_source_does_not_hide_the_library(make_player, library):
+    player = await make_player(library_paths=[library], librivox_url="http://127.0.0.1:9")
+    text = await bounded(player.search_and_play("西游纪", section=1))  # typo: fuzzy, local
+    assert text.startswith("正在播放(本地): 西游记 第1集")

@@ -58,7 +58,8 @@ class Constraints:
     text_arguments: tuple[str, ...] = ("keyword",)
 
     def quote(self, utterance: str, *, max_chars: int = 60) -> None:
-        """Admit for the text arguments (``keyword``) only spans of `utterance`.
+        """Admit for the text arguments (``keyword``) only spans of `utterance`, and for
+        the range arguments (``section``) only 1 and the numbers it contains.
 
         A keyword must be words the listener said (or, through `observe`, a title an
         observation named), so a small model cannot copy a title from the prompt's
@@ -66,7 +67,13 @@ class Constraints:
         text every run of 1–6 words; an utterance longer than `max_chars` is left free.
         """
         text = utterance.strip()
-        if not text or len(text) > max_chars:
+        if not text:
+            return
+        numbers = sorted(set(_numbers(text)) or {1})
+        for name in self.range_arguments:
+            for number in numbers:
+                self.allow(name, number)
+        if len(text) > max_chars:
             return
         for span in _spans(text):
             for name in self.text_arguments:
@@ -137,6 +144,40 @@ class Constraints:
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.\-]*")
+
+
+_EN_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": 0}
+
+
+def _numbers(text: str) -> list[int]:
+    """Numbers said in `text`: digits, Chinese numerals (第二十集) and English words."""
+    from .fastpath import chinese_number
+
+    marked = re.findall(
+        r"第\s*([\d零〇一二两三四五六七八九十百]+)|([\d零〇一二两三四五六七八九十百]+)\s*[集章回]"
+        r"|(?:episode|chapter|part|section)\s+(\w+)",
+        text,
+        re.IGNORECASE,
+    )
+    if marked:  # "第五集", "episode 5": only the number that names the episode
+        text = " ".join(next(g for g in groups if g) for groups in marked)
+    found = [int(d) for d in re.findall(r"\d{1,4}", text)]
+    for run in re.findall(r"[零〇一二两三四五六七八九十百]+", text):
+        value = chinese_number(run)
+        if value is not None:
+            found.append(value)
+    for word in re.findall(r"[a-z]+", text.lower()):
+        value = _EN_NUMBERS.get(word, _EN_ORDINALS.get(word))
+        if value:
+            found.append(value)
+    return [n for n in found if n > 0]
 
 
 def _spans(text: str) -> list[str]:
@@ -324,11 +365,14 @@ def build_grammar(
     answer_chars: int = 240,
     string_chars: int = 60,
     allow_final: bool = True,
+    answer_digits: bool = True,
 ) -> str:
     """GBNF text for one reply: a Thought line, then one tool call or a Final Answer.
 
     `thought_chars`, `answer_chars` and `string_chars` bound the Thought line, the answer
     line and every JSON string value (characters). `allow_final=False` forces a tool call.
+    `answer_digits=False` keeps ASCII digits out of the Final Answer (the loop sets it
+    until an observation has given numbers, so that a count cannot be invented).
     Raises ValueError when there are no tools and no Final Answer is allowed.
     """
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
@@ -346,10 +390,12 @@ def build_grammar(
     if calls:
         branches.append('"Action: " ( ' + " | ".join(calls) + " )")
     if allow_final:
-        branches.append(f'"Final Answer: " line-char{{1,{answer_chars}}}')
+        char = "line-char" if answer_digits else "answer-char"
+        branches.append(f'"Final Answer: " {char}{{1,{answer_chars}}}')
     lines = [
         f'root ::= "Thought: " line-char{{1,{thought_chars}}} "\\n" ( {" | ".join(branches)} )',
         "line-char ::= [^\\n\\r\\x00-\\x1f]",
+        "answer-char ::= [^\\n\\r\\x00-\\x1f0-9]",
     ]
     lines.extend(f"{name} ::= {body}" for name, body in builder.rules.items())
     return "\n".join(lines) + "\n" + _COMMON.strip() + "\n"

@@ -237,7 +237,11 @@ class Agent:
             if self.grammar and self.model.supports_grammar:
                 # Only calls that can be right: no id this turn has not seen yet.
                 usable = [t for t in self.registry.tools() if constraints.admits(t)]
-                grammar = build_grammar(usable, constraints=constraints)
+                grammar = build_grammar(
+                    usable,
+                    constraints=constraints,
+                    answer_digits=bool(succeeded) or any(c.isdigit() for c in utterance),
+                )
             step_start = time.perf_counter()
             try:
                 completion: Completion = await asyncio.wait_for(

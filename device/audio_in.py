@@ -11,6 +11,7 @@ import logging
 import time
 from typing import Protocol
 
+from .pacing import Pacer
 from .resample import Resampler, apply_gain
 
 _LOGGER = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class AlsaCapture:
         self.gain = gain
         self._pcm = None
         self._resampler: Resampler | None = None
+        self._pacer = Pacer(VOSK_RATE, lead=0.2)
         self.overruns = 0
 
     def open(self) -> None:
@@ -107,7 +109,11 @@ class AlsaCapture:
             _LOGGER.debug("capture overrun (%d so far)", self.overruns)
             return b""
         assert self._resampler is not None
-        return apply_gain(self._resampler.convert(data), self.gain)
+        pcm = apply_gain(self._resampler.convert(data), self.gain)
+        # A microphone delivers in real time; a device that returns faster (ALSA `file`
+        # plugin over `null`) is paced so an utterance lasts as long as it was spoken.
+        self._pacer.wrote(len(pcm) // 2)
+        return pcm
 
     def close(self) -> None:
         """Close the device."""

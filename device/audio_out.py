@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from .audio_in import AudioError
+from .pacing import Pacer
 from .resample import convert_once
 
 _LOGGER = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class AlsaPlayback:
         self.period_frames = period_frames
         self.underruns = 0
         self._pcm = None
+        self._pacer = Pacer(sample_rate, lead=max(0.2, 8 * period_frames / sample_rate))
 
     def open(self) -> None:
         """Open the device; raises PlaybackError when busy, gone or the rate is refused."""
@@ -115,6 +117,7 @@ class AlsaPlayback:
                 self._pcm.write(pcm)
         except alsaaudio.ALSAAudioError as err:
             raise PlaybackError(f"playback device {self.device!r}: {err}") from err
+        self._pacer.wrote(len(pcm) // (2 * self.channels))
 
     def close(self) -> None:
         """Close the device (pending frames are dropped)."""

@@ -219,9 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--local", action="store_true", help="run in this process even if the service runs"
     )
-    p.add_argument(
-        "--wait", type=float, default=0.0, help="seconds to keep playing after the turn"
-    )
+    p.add_argument("--wait", type=float, default=0.0, help="seconds to keep playing after the turn")
     p = add("tool", cmd_tool, "call one tool directly: xiaoting tool NAME '{\"arg\": 1}'")
     p.add_argument("name")
     p.add_argument("arguments", nargs="?", default="{}")

@@ -12,6 +12,7 @@ import inspect
 import logging
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,7 @@ async def default_agent(config: Config, registry: Any) -> TurnAgent:
     except ValueError as err:
         _LOGGER.warning("no language model: %s", err)
         return NoModelAgent(config.language, str(err))
-    return Agent(
+    agent = Agent(
         registry,
         model,
         language=config.language,
@@ -186,6 +187,15 @@ async def default_agent(config: Config, registry: Any) -> TurnAgent:
         step_timeout=llm.step_timeout,
         trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
     )
+    if local is not None:
+        # The system prompt into the KV cache now, so the first turn does not pay for it.
+        started = time.perf_counter()
+        try:
+            await agent.warm()
+            _LOGGER.info("system prompt cached in %.1f s", time.perf_counter() - started)
+        except Exception as err:
+            _LOGGER.warning("could not pre-fill the system prompt: %s", err)
+    return agent
 
 
 async def build_app(
@@ -301,6 +311,23 @@ async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
     return player
 
 
+# Playback commands whose result is itself the answer ("正在播放 西游记 第2集"): the turn
+# ends with the tool's observation instead of a second model step.
+RETURN_DIRECT_TOOLS = frozenset(
+    {
+        "search_and_play",
+        "pause",
+        "resume",
+        "stop",
+        "next_episode",
+        "previous_episode",
+        "seek",
+        "set_volume",
+        "sleep_timer",
+    }
+)
+
+
 def _make_registry(config: Config, player: Any) -> Any:
     from agent.tools import ToolRegistry
 
@@ -310,7 +337,7 @@ def _make_registry(config: Config, player: Any) -> Any:
     )
     if player is not None and hasattr(player, "tools"):
         for func in player.tools():
-            registry.add(func)
+            registry.add(func, return_direct=func.__name__ in RETURN_DIRECT_TOOLS)
     return registry
 
 

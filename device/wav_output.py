@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import wave
 from pathlib import Path
 
 from .audio_out import PlaybackError
+from .pacing import Pacer
 
 _LOGGER = logging.getLogger(__name__)
-
-# How far ahead of the wall clock writing may run, like a device's buffer (seconds).
-_LEAD_SECONDS = 0.2
-# A pause longer than this between writes starts a new paced run (seconds).
-_IDLE_SECONDS = 0.25
 
 
 class WavFileOutput:
@@ -43,8 +38,7 @@ class WavFileOutput:
         self.frames_written = 0
         self._wav: wave.Wave_write | None = None
         self._lock = threading.Lock()
-        self._run_start = 0.0
-        self._run_frames = 0
+        self._pacer = Pacer(sample_rate)
 
     def open(self) -> None:
         """Create (truncate) the file; raises PlaybackError when it cannot be written."""
@@ -75,15 +69,8 @@ class WavFileOutput:
             except OSError as err:
                 raise PlaybackError(f"cannot write {self.path}: {err}") from err
             self.frames_written += frames
-        if not self.realtime:
-            return
-        now = time.monotonic()
-        if now - (self._run_start + self._run_frames / self.sample_rate) > _IDLE_SECONDS:
-            self._run_start, self._run_frames = now, 0
-        self._run_frames += frames
-        ahead = self._run_start + self._run_frames / self.sample_rate - now - _LEAD_SECONDS
-        if ahead > 0:
-            time.sleep(ahead)
+        if self.realtime:
+            self._pacer.wrote(frames)
 
     @property
     def seconds_written(self) -> float:

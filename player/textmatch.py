@@ -14,7 +14,7 @@ import unicodedata
 
 from rapidfuzz.distance import Levenshtein
 
-EXACT, PREFIX, SUBSTRING, AUTHOR, FUZZY_MAX, WORDS = 100, 95, 90, 70, 80, 65
+EXACT, PREFIX, SUBSTRING, AUTHOR, FUZZY_MAX, WORDS, CONTAINED = 100, 95, 90, 70, 80, 65, 60
 
 
 @functools.cache
@@ -77,4 +77,8 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     words = [w for w in (normalize(part) for part in keyword.split()) if w]
     if len(words) > 1 and all(w in name or _near(w, name) is not None for w in words):
         return WORDS
+    # The whole request as keyword ("西游记第二集", "play moby dick chapter 3"): the title
+    # stands inside it. Titles of one character would match too much.
+    if len(name) >= 2 and name in key:
+        return CONTAINED
     return 0

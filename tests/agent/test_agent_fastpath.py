@@ -45,8 +45,16 @@ def test_commands(utterance: str, tool: str, arguments: dict) -> None:
 
 @pytest.mark.parametrize(
     "utterance",
-    ["不要暂停", "播放西游记第1集", "stop the music and play 三体", "音量调到二百", "volume 300",
-     "继续播放三国演义", "", "what's playing on the radio in Beijing"],
+    [
+        "不要暂停",
+        "播放西游记第1集",
+        "stop the music and play 三体",
+        "音量调到二百",
+        "volume 300",
+        "继续播放三国演义",
+        "",
+        "what's playing on the radio in Beijing",
+    ],
 )
 def test_not_commands(utterance: str) -> None:
     assert FastPath().match(utterance, TOOLS) is None
@@ -58,6 +66,6 @@ def test_switched_off_or_tool_missing() -> None:
 
 
 def test_chinese_numbers() -> None:
-    assert [chinese_number(t) for t in ("五", "十", "十五", "五十", "九十九", "一百", "42", "千")] == [
-        5, 10, 15, 50, 99, 100, 42, None
-    ]
+    assert [
+        chinese_number(t) for t in ("五", "十", "十五", "五十", "九十九", "一百", "42", "千")
+    ] == [5, 10, 15, 50, 99, 100, 42, None]

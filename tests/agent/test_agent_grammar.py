@@ -96,8 +96,12 @@ async def test_system_prompt_kv_cache_is_reused(tiny_gguf) -> None:
     model = LocalModel(tiny_gguf, n_ctx=1024, max_tokens=4, n_threads=2)
     system = {"role": "system", "content": "你是小听。" * 40}
     try:
-        first = await asyncio.wait_for(model.complete([system, {"role": "user", "content": "一"}]), 60)
-        second = await asyncio.wait_for(model.complete([system, {"role": "user", "content": "二"}]), 60)
+        first = await asyncio.wait_for(
+            model.complete([system, {"role": "user", "content": "一"}]), 60
+        )
+        second = await asyncio.wait_for(
+            model.complete([system, {"role": "user", "content": "二"}]), 60
+        )
         system_tokens = model.count_tokens(system["content"])
     finally:
         model.close()
@@ -189,3 +193,17 @@ def test_counts_are_small_positive_integers() -> None:
     text = build_grammar(_registry())
     assert '"\\"section\\"" ws ":" ws json-count' in text
     assert "json-count ::= [1-9] [0-9]{0,3}" in text
+
+
+def test_episode_numbers_come_from_the_utterance() -> None:
+    said = Constraints()
+    said.quote("放一下三体第五集")
+    assert said.choices["section"] == [5]
+    english = Constraints()
+    english.quote("start Alice in Wonderland from chapter two")
+    assert english.choices["section"] == [2]
+    unsaid = Constraints()
+    unsaid.quote("来点小王子")
+    assert unsaid.choices["section"] == [1]
+    text = build_grammar(_registry(), constraints=said)
+    assert '"\\"section\\"" ws ":" ws ("5")' in text

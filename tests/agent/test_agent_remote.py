@@ -27,13 +27,19 @@ from agent.remote import RemoteModel
 KEY = "sk-test-secret-0123456789"
 
 
-def chunk(content: str | None = None, *, reasoning: str | None = None, finish: str | None = None) -> bytes:
+def chunk(
+    content: str | None = None, *, reasoning: str | None = None, finish: str | None = None
+) -> bytes:
     delta = {}
     if content is not None:
         delta["content"] = content
     if reasoning is not None:
         delta["reasoning_content"] = reasoning
-    body = {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
 
 
@@ -53,13 +59,22 @@ class FakeApi:
         if request.headers.get("Authorization") != f"Bearer {KEY}" or kind == "401":
             return web.json_response({"error": {"message": "Authentication Fails"}}, status=401)
         if kind == "429":
-            return web.json_response({"error": {"message": "rate limited"}}, status=429, headers={"Retry-After": "0"})
+            return web.json_response(
+                {"error": {"message": "rate limited"}}, status=429, headers={"Retry-After": "0"}
+            )
         if kind == "500":
             return web.Response(status=500, text="internal error")
         if kind == "garbage":
             return web.Response(status=200, text="<html>not json</html>", content_type="text/html")
         if kind == "whole":
-            body = {"choices": [{"message": {"content": text, "reasoning_content": "hmm"}, "finish_reason": "stop"}]}
+            body = {
+                "choices": [
+                    {
+                        "message": {"content": text, "reasoning_content": "hmm"},
+                        "finish_reason": "stop",
+                    }
+                ]
+            }
             return web.json_response(body)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
@@ -99,7 +114,14 @@ async def api():
 
 @pytest.fixture
 async def remote(api):
-    model = RemoteModel(base_url=api.url, api_key=KEY, model="deepseek-chat", total_timeout=1.0, max_retries=2, backoff=0.01)
+    model = RemoteModel(
+        base_url=api.url,
+        api_key=KEY,
+        model="deepseek-chat",
+        total_timeout=1.0,
+        max_retries=2,
+        backoff=0.01,
+    )
     yield model
     await model.close()
 
@@ -212,7 +234,12 @@ async def test_cancel_stops_the_stream(api, remote) -> None:
 async def test_local_then_remote_on_local_failure(api, remote) -> None:
     library = FakeLibrary()
     local = ScriptedModel([ModelUnavailable("model file not found")], name="local")
-    api.plan.extend([("ok", "Thought: x\nAction: pause\nAction Input: {}"), ("ok", "Thought: x\nFinal Answer: 已暂停")])
+    api.plan.extend(
+        [
+            ("ok", "Thought: x\nAction: pause\nAction Input: {}"),
+            ("ok", "Thought: x\nFinal Answer: 已暂停"),
+        ]
+    )
     model = build_model("local-then-remote", local, remote)
     agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
     turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
@@ -244,7 +271,9 @@ async def test_circuit_breaker_skips_a_failing_backend() -> None:
     now = [100.0]
     first = ScriptedModel([ModelUnavailable("down")] * 5, name="a")
     second = ScriptedModel(["Final Answer: b"] * 5, name="b")
-    model = FallbackModel(first, second, breaker_failures=1, breaker_seconds=30, clock=lambda: now[0])
+    model = FallbackModel(
+        first, second, breaker_failures=1, breaker_seconds=30, clock=lambda: now[0]
+    )
     for _ in range(3):
         result = await asyncio.wait_for(model.complete(MESSAGES), timeout=5)
         assert result.backend == "b"
@@ -255,7 +284,10 @@ async def test_circuit_breaker_skips_a_failing_backend() -> None:
 
 
 async def test_every_backend_failing_is_spoken() -> None:
-    model = FallbackModel(ScriptedModel([ModelUnavailable("x")], name="a"), ScriptedModel([ModelUnavailable("y")], name="b"))
+    model = FallbackModel(
+        ScriptedModel([ModelUnavailable("x")], name="a"),
+        ScriptedModel([ModelUnavailable("y")], name="b"),
+    )
     agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False, language="en")
     turn = await asyncio.wait_for(agent.run("play something"), timeout=5)
     assert turn.answer.startswith("Sorry") and "a: x" in turn.error and "b: y" in turn.error

@@ -56,7 +56,11 @@ def test_schema_types() -> None:
     assert props["speed"] == {"type": "number", "default": 1.0}
     assert props["loud"] == {"type": "boolean", "default": False}
     assert props["mode"] == {"enum": ["a", "b"], "type": "string", "default": "a"}
-    assert props["tags"] == {"type": ["array", "null"], "items": {"type": "string"}, "default": None}
+    assert props["tags"] == {
+        "type": ["array", "null"],
+        "items": {"type": "string"},
+        "default": None,
+    }
     assert props["note"] == {"type": "string", "description": "a free note", "default": ""}
 
 
@@ -81,7 +85,11 @@ async def test_validation_errors_name_the_problem() -> None:
     coerced = await call(registry, "search_and_play", {"keyword": "x", "section": "2"})
     assert coerced.ok and coerced.arguments["section"] == 2
     unknown = await call(registry, "fly", {})
-    assert not unknown.ok and "unknown tool 'fly'" in unknown.text and "search_and_play" in unknown.text
+    assert (
+        not unknown.ok
+        and "unknown tool 'fly'" in unknown.text
+        and "search_and_play" in unknown.text
+    )
     not_object = await call(registry, "search_and_play", ["x"])  # type: ignore[arg-type]
     assert not not_object.ok and "JSON object" in not_object.text
 

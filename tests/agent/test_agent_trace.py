@@ -8,10 +8,28 @@ from agent import Step, StepKind, TraceWriter, TurnResult, format_turns, read_la
 
 
 def _turn(i: int) -> TurnResult:
-    step = Step(1, StepKind.ACTION, backend="local", thought="想", action="pause", arguments={},
-                observation="Paused.", ok=True, tokens=12, ms={"model": 800.0, "tool": 1.0})
-    final = Step(2, StepKind.FINAL, backend="local", answer=f"好的 {i}", tokens=5, ms={"model": 300.0})
-    return TurnResult(utterance=f"暂停 {i}", answer=f"好的 {i}", steps=[step, final], backend="local", elapsed_ms=1101)
+    step = Step(
+        1,
+        StepKind.ACTION,
+        backend="local",
+        thought="想",
+        action="pause",
+        arguments={},
+        observation="Paused.",
+        ok=True,
+        tokens=12,
+        ms={"model": 800.0, "tool": 1.0},
+    )
+    final = Step(
+        2, StepKind.FINAL, backend="local", answer=f"好的 {i}", tokens=5, ms={"model": 300.0}
+    )
+    return TurnResult(
+        utterance=f"暂停 {i}",
+        answer=f"好的 {i}",
+        steps=[step, final],
+        backend="local",
+        elapsed_ms=1101,
+    )
 
 
 def test_one_line_per_turn_and_rotation(tmp_path) -> None:

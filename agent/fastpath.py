@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FastMatch", "FastPath", "chinese_number"]
+__all__ = ["FastMatch", "FastPath", "asks_only", "chinese_number"]
 
 _POLITE_ZH = re.compile(
     r"^(?:请你|请|麻烦|帮我|给我|小听小听|小听)+|(?:一下子|一下|吧|了|啊|呀|哦|呢|嘛|好吗|谢谢)+$"
@@ -236,3 +236,24 @@ class FastPath:
                 if value is not None and 0 <= value <= 100:
                     return FastMatch("set_volume", {"percent": value})
         return None
+
+
+_ASK_ZH = re.compile(r"搜|找|查|有没有|有无|多少集|几集|多少章|几章|多少回|几回|多长")
+_ASK_EN = re.compile(
+    r"\b(?:search|find|look (?:for|up)|do you have|is there|have you got|how many|how long)\b"
+)
+_PLAY_ZH = re.compile(r"播放|放一下|放个|放点|来点|来一集|开始播|开始听|点播")
+_PLAY_EN = re.compile(r"\b(?:play|put on|start|listen to|let'?s hear)\b")
+
+
+def asks_only(utterance: str) -> bool:
+    """True when `utterance` asks about the library (search, "do you have", "how many
+    episodes") and says no word that starts playback ("播放", "play", "put on").
+
+    The loop then leaves the tools that start playback out of the grammar: a question is
+    answered, not acted on.
+    """
+    text = utterance.lower().replace("’", "'")
+    asks = _ASK_ZH.search(text) or _ASK_EN.search(text)
+    plays = _PLAY_ZH.search(text) or _PLAY_EN.search(text)
+    return bool(asks) and not plays

@@ -56,6 +56,7 @@ class Constraints:
     id_arguments: tuple[str, ...] = ("album_id",)
     range_arguments: tuple[str, ...] = ("section", "episode")
     text_arguments: tuple[str, ...] = ("keyword",)
+    excluded: set[str] = field(default_factory=set)
 
     def quote(self, utterance: str, *, max_chars: int = 60) -> None:
         """Admit for the text arguments (``keyword``) only spans of `utterance`, and for
@@ -78,6 +79,38 @@ class Constraints:
         for span in _spans(text):
             for name in self.text_arguments:
                 self.allow(name, span)
+
+    def mention(self, titles: Iterable[str], utterance: str) -> list[str]:
+        """Narrow the text arguments to the known `titles` the utterance names; returns them.
+
+        When the listener names an album of the library ("play 音乐 episode 2"), a keyword
+        is that title or a span of the utterance that contains it (the player also finds an
+        album whose title is inside the keyword), never a fragment such as "episode 2".
+        Titles are compared without case, spaces or punctuation. Names nothing: no change.
+        """
+        said = _squash(utterance)
+        if not said:
+            return []
+        named = [t for t in dict.fromkeys(titles) if (key := _squash(t)) and key in said]
+        # A shorter title inside a longer named one ("三体" in "三体2") stays admissible.
+        if not named:
+            return []
+        keys = [_squash(t) for t in named]
+        # Numbers inside a title ("三国演义", "三体") are not episode numbers.
+        rest = utterance
+        for title in sorted(named, key=len, reverse=True):
+            rest = re.sub(re.escape(title), " ", rest, flags=re.IGNORECASE)
+        numbers = sorted(set(_numbers(rest)) or {1})
+        for name in self.range_arguments:
+            self.choices[name] = list(numbers)
+        for name in self.text_arguments:
+            spans = [
+                v
+                for v in self.choices.get(name, [])
+                if isinstance(v, str) and any(k in _squash(v) for k in keys)
+            ]
+            self.choices[name] = list(dict.fromkeys([*named, *spans]))
+        return named
 
     def allow(self, argument: str, value: Any) -> None:
         """Admit `value` for `argument` (kept in first-seen order, without repeats)."""
@@ -126,6 +159,8 @@ class Constraints:
 
     def admits(self, tool: Tool) -> bool:
         """False when `tool` requires an id argument for which no value has been seen yet."""
+        if tool.name in self.excluded:
+            return False
         required = set(tool.parameters.get("required", []))
         return not any(
             name in required and not self.choices.get(name) for name in self.id_arguments
@@ -139,11 +174,18 @@ class Constraints:
             id_arguments=self.id_arguments,
             range_arguments=self.range_arguments,
             text_arguments=self.text_arguments,
+            excluded=set(self.excluded),
         )
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.\-]*")
+_WORD = re.compile(r"[^\W_][\w'’.\-]*")
+_SQUASH = re.compile(r"[\W_]+")
+
+
+def _squash(text: str) -> str:
+    """`text` lower-cased without spaces or punctuation, for comparing titles."""
+    return _SQUASH.sub("", text.lower())
 
 
 _EN_NUMBERS = {
@@ -161,7 +203,7 @@ def _numbers(text: str) -> list[int]:
     from .fastpath import chinese_number
 
     marked = re.findall(
-        r"第\s*([\d零〇一二两三四五六七八九十百]+)|([\d零〇一二两三四五六七八九十百]+)\s*[集章回]"
+        r"第\s*([\d零〇一二两三四五六七八九十百]+)|([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
         r"|(?:episode|chapter|part|section)\s+(\w+)",
         text,
         re.IGNORECASE,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import FormatError, ModelError
-from .fastpath import FastPath
+from .fastpath import FastPath, asks_only
 from .grammar import Constraints, build_grammar
 from .models import ChatModel, Completion, estimate_tokens
 from .parse import Action, parse
@@ -53,6 +53,13 @@ _TEXT = {
 def _spoken(result: ToolResult, language: str) -> str:
     """A sentence to speak from a tool result (its ``message`` field when it is JSON)."""
     text = result.text.strip()
+    if not result.ok:
+        # "Error: search_and_play failed: 没有找到…" -> the tool's own (speakable) message.
+        text = text.removeprefix("Error: ")
+        text = text.removeprefix(f"{result.name} failed: ").strip()
+        if not text or text.startswith(("unknown tool", "Action Input", "invalid arguments")):
+            return _TEXT[language]["rounds"]  # the framework's words, not the tool's
+        return text
     if text.startswith(("{", "[")):
         try:
             value = json.loads(text)
@@ -77,7 +84,10 @@ class Agent:
     supports it; `fast_path` (bool or a `FastPath`) matches short commands first;
     `max_tokens` per step; `n_ctx` overrides the model's context size for the budget;
     `step_timeout` in seconds bounds one model step; `trace` (a `TraceWriter`) records
-    each turn; `system_prompt` replaces the rendered one.
+    each turn; `system_prompt` replaces the rendered one; `catalog` returns the album
+    titles of the library (e.g. ``player.titles``): up to `catalog_size` of them are listed
+    in the system prompt, and a title named in the utterance becomes the only admissible
+    keyword (with the utterance's spans that contain it); without it, `registry.catalog`.
     """
 
     def __init__(
@@ -94,6 +104,8 @@ class Agent:
         step_timeout: float = 60.0,
         trace: Any = None,
         system_prompt: str | None = None,
+        catalog: Callable[[], list[str]] | None = None,
+        catalog_size: int = 30,
     ) -> None:
         if language not in _TEXT:
             raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
@@ -112,18 +124,33 @@ class Agent:
         self.step_timeout = step_timeout
         self.trace = trace
         self._system_override = system_prompt
-        self._system: tuple[int, str] | None = None
+        self.catalog = catalog if catalog is not None else getattr(registry, "catalog", None)
+        self.catalog_size = catalog_size
+        self._titles: list[str] = []
+        self._system: tuple[tuple[int, tuple[str, ...]], str] | None = None
         self._injections: deque[str] = deque()
 
     # -- public
 
+    def titles(self) -> list[str]:
+        """The album titles from `catalog` (read now; the last good list if it fails)."""
+        if self.catalog is not None:
+            try:
+                self._titles = [str(t) for t in self.catalog() if str(t).strip()]
+            except Exception as exc:
+                _LOGGER.warning("album titles unavailable: %s", exc)
+        return self._titles
+
     def system_prompt(self) -> str:
-        """The system prompt for the current registry (re-rendered when the tools change)."""
+        """The system prompt for the current registry and album titles (re-rendered only
+        when the tools or the listed titles change, so the cached prefix stays valid)."""
         if self._system_override is not None:
             return self._system_override
-        if self._system is None or self._system[0] != self.registry.version:
-            text = render_system_prompt(self.registry, language=self.language)
-            self._system = (self.registry.version, text)
+        shown = tuple(self._titles[: self.catalog_size])
+        key = (self.registry.version, shown)
+        if self._system is None or self._system[0] != key:
+            text = render_system_prompt(self.registry, language=self.language, titles=shown)
+            self._system = (key, text)
         return self._system[1]
 
     async def warm(self) -> None:
@@ -131,7 +158,8 @@ class Agent:
         the first turn does not pay for it; a no-op for models without a cache."""
         warm = getattr(self.model, "warm", None)
         if warm is not None:
-            await warm([{"role": "system", "content": self.system_prompt()}])
+            self.titles()
+        await warm([{"role": "system", "content": self.system_prompt()}])
 
     def inject(self, text: str) -> None:
         """Queue a listener's correction; it reaches the model as an extra Observation
@@ -216,16 +244,27 @@ class Agent:
             utterance = utterance[:MAX_UTTERANCE_CHARS]
         if await self._fast(turn, utterance, cancel, on_step):
             return
+        titles = self.titles()
         messages: list[dict[str, str]] = [
             {"role": "system", "content": self.system_prompt()},
             {"role": "user", "content": neutralise_labels(utterance)},
         ]
         constraints = Constraints()
         constraints.quote(utterance)
+        if constraints.mention(titles, utterance):
+            # The listener named an album: the request is about it, so only the tools that
+            # take a keyword (search, play) remain, never seek, volume or the like.
+            for tool in self.registry.tools():
+                props = tool.parameters.get("properties", {}) or {}
+                if not set(props) & set(constraints.text_arguments):
+                    constraints.excluded.add(tool.name)
+        if asks_only(utterance):
+            constraints.excluded.add("search_and_play")
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
         succeeded: dict[str, ToolResult] = {}
+        failed: dict[str, ToolResult] = {}
         empty_replies = 0
         for _ in range(self.max_rounds):
             if cancel.is_set():
@@ -320,6 +359,15 @@ class Agent:
                 self._record(turn, step, on_step)
                 turn.answer = _spoken(succeeded[call_key], self.language)
                 return
+            if call_key in failed:
+                # The same call failed already in this turn: running it again cannot help
+                # and would waste a round, so the turn ends with the tool's own error.
+                step.observation = "(repeated failed call, not run again)"
+                step.ok = False
+                self._record(turn, step, on_step)
+                turn.error = f"repeated failed call {reply.tool}"
+                turn.answer = _spoken(failed[call_key], self.language)
+                return
             tool_start = time.perf_counter()
             result = await self._call_tool(reply.tool, reply.arguments, cancel, "agent")
             if result is None:
@@ -339,6 +387,9 @@ class Agent:
                 succeeded[_call_key(reply.tool, result.arguments)] = result
                 last_ok = result
                 constraints.observe(result.text)
+            else:
+                failed[call_key] = result
+                failed[_call_key(reply.tool, result.arguments)] = result
             messages.append({"role": "assistant", "content": _canonical(reply)})
             messages.append(
                 {

@@ -13,6 +13,7 @@ import re
 import string
 from functools import cache
 from importlib import resources
+from collections.abc import Sequence
 from typing import Any
 
 from .tools import Tool, ToolRegistry
@@ -85,16 +86,25 @@ def render_tool_line(tool: Tool, language: str = "zh") -> str:
 
 
 def render_system_prompt(
-    tools: ToolRegistry | list[Tool], *, language: str = "zh", extra: str = ""
+    tools: ToolRegistry | list[Tool],
+    *,
+    language: str = "zh",
+    extra: str = "",
+    titles: Sequence[str] = (),
 ) -> str:
     """The system prompt for `language` ("zh" or "en") listing `tools`; raises ValueError.
 
-    `extra` is appended as-is (e.g. a note from the configuration).
+    `titles` (album titles of the library) are listed after the tools, as given; `extra`
+    is appended as-is (e.g. a note from the configuration).
     """
     _check_language(language)
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
     names = {t.name for t in tool_list}
     lines = "\n".join(render_tool_line(t, language) for t in tool_list)
+    if titles:
+        label = "书库里的专辑：" if language == "zh" else "Albums in the library: "
+        sep = "、" if language == "zh" else "; "
+        lines += "\n\n" + label + sep.join(t.replace("\n", " ") for t in titles)
     examples = [
         example["text"] for example in _examples()[language] if set(example["tools"]) <= names
     ]

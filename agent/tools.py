@@ -202,6 +202,8 @@ class ToolRegistry:
 
     `version` grows by one on every `add`/`remove`; `subscribe` callbacks (no arguments)
     run after every change, so grammars and prompts built from the registry can be rebuilt.
+    `catalog`, when set, returns the album titles the tools work on (e.g. ``player.titles``);
+    an `Agent` given no catalog of its own uses it.
     """
 
     def __init__(
@@ -210,7 +212,9 @@ class ToolRegistry:
         *,
         default_timeout: float = DEFAULT_TIMEOUT,
         max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
+        catalog: Callable[[], list[str]] | None = None,
     ) -> None:
+        self.catalog = catalog
         self.default_timeout = default_timeout
         self.max_observation_chars = max_observation_chars
         self.version = 0

@@ -177,6 +177,8 @@ def cmd_demo(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Make a demo library and run a few turns through the whole real chain."""
     from device import demo
 
+    if not args.debug:  # the demo prints its steps; the log only for trouble
+        logging.getLogger().setLevel(logging.WARNING)
     return asyncio.run(demo.run(cfg, out=Path(args.out) if args.out else None, turns=args.turn))
 
 

@@ -223,13 +223,16 @@ async def run(config, *, out: Path | None = None, turns: list[str] | None = None
             answer = (
                 reply.get("answer", "") if reply.get("ok") else f"(failed: {reply.get('error')})"
             )
-            print(f"Final Answer: {answer}  [{elapsed * 1000:.0f} ms with speech]")
+            agent_ms = reply.get("elapsed_ms", 0.0)
+            print(
+                f"Final Answer: {answer}  [agent {agent_ms:.0f} ms; {elapsed * 1000:.0f} ms with speech]"
+            )
             answered += bool(reply.get("ok") and answer)
-            timings.append((request, elapsed, reply.get("backend") or "?"))
+            timings.append((request, agent_ms, elapsed, reply.get("backend") or "?"))
             await asyncio.sleep(LISTEN_SECONDS)
-    print("\nturn timings (text in → answer spoken):")
-    for request, elapsed, backend in timings:
-        print(f"  {elapsed * 1000:7.0f} ms  [{backend}]  {request}")
+    print("\nturn timings: agent (text in → Final Answer), and until the answer was spoken")
+    for request, agent_ms, elapsed, backend in timings:
+        print(f"  {agent_ms:7.0f} ms {elapsed * 1000:7.0f} ms  [{backend}]  {request}")
     where = getattr(output, "path", None)
     if where is not None:
         seconds = getattr(output, "seconds_written", 0.0)

@@ -338,6 +338,8 @@ def _make_registry(config: Config, player: Any) -> Any:
     if player is not None and hasattr(player, "tools"):
         for func in player.tools():
             registry.add(func, return_direct=func.__name__ in RETURN_DIRECT_TOOLS)
+    # The agent lists these album titles in its prompt and admits them as keywords.
+    registry.catalog = getattr(player, "titles", None)
     return registry
 
 
@@ -413,14 +415,14 @@ async def start_mcp(config: Config, app: App) -> list[Callable[[], Any]]:
             await manager.start()
             closers.append(manager.close)
     if config.mcp.serve:
-        server = McpHttpServer(
-            registry,
-            host=config.mcp.host,
-            port=config.mcp.port,
-            token=config.mcp.token,
-            on_call=_trace_mcp_call(getattr(app.agent, "trace", None)),
-        )
         try:
+            server = McpHttpServer(
+                registry,
+                host=config.mcp.host,
+                port=config.mcp.port,
+                token=config.mcp.token,
+                on_call=_trace_mcp_call(getattr(app.agent, "trace", None)),
+            )
             url = await server.start()
         except McpBridgeError as err:
             _LOGGER.error("MCP server not started: %s", err)

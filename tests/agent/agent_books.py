@@ -18,12 +18,17 @@ ALBUMS = [
     ("sh06", "Sherlock Holmes", 12),
     ("aw07", "Alice in Wonderland", 12),
     ("xw08", "小王子", 27),
+    ("yy09", "음악", 3),
 ]
 
 
 @dataclass
 class FakeLibrary:
-    """Albums, one playback state and a log of calls [(tool, arguments)]."""
+    """Albums, one playback state and a log of calls [(tool, arguments)].
+
+    Like the real player, a search that finds nothing or an episode out of range raises
+    (`LookupError`, a speakable message), so the registry reports ``ok=False``.
+    """
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     playing: tuple[str, int] | None = ("西游记", 3)
@@ -46,7 +51,7 @@ class FakeLibrary:
         self.calls.append(("search_album", {"keyword": keyword, "page": page}))
         found = self._find(keyword)
         if not found:
-            return f"No album matches '{keyword}'."
+            raise LookupError(f"No album matches '{keyword}'.")
         return "Found: " + "; ".join(f"{t} (album_id: {i}, {n} episodes)" for i, t, n in found)
 
     async def get_album_detail(self, album_id: str, keyword: str = "") -> str:
@@ -62,10 +67,10 @@ class FakeLibrary:
         self.calls.append(("search_and_play", {"keyword": keyword, "section": section}))
         found = self._find(keyword)
         if not found:
-            return f"No album matches '{keyword}'."
+            raise LookupError(f"No album matches '{keyword}'.")
         _, title, n = found[0]
         if not 1 <= section <= n:
-            return f"{title} has episodes 1 to {n}."
+            raise LookupError(f"{title} has episodes 1 to {n}.")
         self.playing = (title, section)
         self.paused = False
         return f"Now playing {title}, episode {section}."
@@ -127,6 +132,10 @@ class FakeLibrary:
         """Stop playback after the given minutes; 0 cancels the timer."""
         self.calls.append(("sleep_timer", {"minutes": minutes}))
         return f"Stopping in {minutes} minutes." if minutes else "Sleep timer off."
+
+    def titles(self) -> list[str]:
+        """The album titles, as `Player.titles()` gives them."""
+        return [title for _, title, _ in ALBUMS]
 
     def tools(self) -> list[Any]:
         """The bound tool methods, as the player offers them."""

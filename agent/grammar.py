@@ -199,17 +199,26 @@ _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "l
 
 
 def _numbers(text: str) -> list[int]:
-    """Numbers said in `text`: digits, Chinese numerals (第二十集) and English words."""
-    from .fastpath import chinese_number
+    """Numbers said in `text`: digits, Chinese numerals (第二十集) and English words.
 
+    When a number is marked as the episode ("第五集", "2화", "episode 5", "the third
+    chapter"), only such numbers count.
+    """
     marked = re.findall(
-        r"第\s*([\d零〇一二两三四五六七八九十百]+)|([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
-        r"|(?:episode|chapter|part|section)\s+(\w+)",
+        r"第\s*([\d零〇一二两三四五六七八九十百]+)"
+        r"|([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
+        r"|(?:episode|chapter|part|section)\s+(\w+)"
+        r"|(\w+)\s+(?:episode|chapter|part|section)",
         text,
         re.IGNORECASE,
     )
-    if marked:  # "第五集", "episode 5": only the number that names the episode
-        text = " ".join(next(g for g in groups if g) for groups in marked)
+    named = _plain_numbers(" ".join(next(g for g in groups if g) for groups in marked))
+    return named or _plain_numbers(text)
+
+
+def _plain_numbers(text: str) -> list[int]:
+    from .fastpath import chinese_number
+
     found = [int(d) for d in re.findall(r"\d{1,4}", text)]
     for run in re.findall(r"[零〇一二两三四五六七八九十百]+", text):
         value = chinese_number(run)

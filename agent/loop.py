@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import FormatError, ModelError
-from .fastpath import FastPath, asks_only
+from .fastpath import FastPath, about_current, asks_only, controls_playback, wants_books
 from .grammar import Constraints, build_grammar
 from .models import ChatModel, Completion, estimate_tokens
 from .parse import Action, parse
@@ -258,13 +258,28 @@ class Agent:
                 props = tool.parameters.get("properties", {}) or {}
                 if not set(props) & set(constraints.text_arguments):
                     constraints.excluded.add(tool.name)
+        named = bool(constraints.excluded)
+        if titles and not named and not wants_books(utterance):
+            # Names no album and asks for no book: searching would only find noise.
+            for tool in self.registry.tools():
+                props = tool.parameters.get("properties", {}) or {}
+                if set(props) & set(constraints.text_arguments) or not controls_playback(utterance):
+                    constraints.excluded.add(tool.name)
         if asks_only(utterance):
-            constraints.excluded.add("search_and_play")
+            # A question: no playback command may answer it.
+            constraints.excluded.update(t.name for t in self.registry.tools() if t.return_direct)
+        # "How many episodes has the book I'm on": the status names the book; ask it first.
+        status_first = (
+            not named and about_current(utterance) and "get_status" in self.registry.names()
+        )
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
         succeeded: dict[str, ToolResult] = {}
         failed: dict[str, ToolResult] = {}
+        # Tools without arguments already called this turn: calling again cannot help,
+        # so they leave the grammar (calls with arguments are caught when repeated).
+        done: set[str] = set()
         empty_replies = 0
         for _ in range(self.max_rounds):
             if cancel.is_set():
@@ -275,10 +290,15 @@ class Agent:
             grammar = None
             if self.grammar and self.model.supports_grammar:
                 # Only calls that can be right: no id this turn has not seen yet.
-                usable = [t for t in self.registry.tools() if constraints.admits(t)]
+                usable = [
+                    t for t in self.registry.tools() if constraints.admits(t) and t.name not in done
+                ]
+                if status_first and not turn.steps:
+                    usable = [t for t in usable if t.name == "get_status"] or usable
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
+                    allow_final=not (status_first and not turn.steps),
                     answer_digits=bool(succeeded) or any(c.isdigit() for c in utterance),
                 )
             step_start = time.perf_counter()
@@ -375,6 +395,9 @@ class Agent:
                 self._record(turn, step, on_step)
                 return
             step.ms["tool"] = (time.perf_counter() - tool_start) * 1000.0
+            called = self.registry.get(reply.tool)
+            if called is not None and not called.parameters.get("properties"):
+                done.add(called.name)
             step.arguments = result.arguments
             step.observation = result.text
             step.ok = result.ok

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
-from collections.abc import Sequence
 from typing import Any
 
 from .tools import Tool, ToolRegistry

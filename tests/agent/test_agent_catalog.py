@@ -8,7 +8,7 @@ import pytest
 from agent_books import FakeLibrary, books_registry
 
 from agent import Agent, Constraints, ScriptedModel, StepKind, ToolRegistry
-from agent.fastpath import asks_only
+from agent.fastpath import about_current, asks_only, wants_books
 
 TITLES = ["西游记", "三国演义", "음악", "Treasure Island"]
 
@@ -175,3 +175,79 @@ async def test_a_named_title_leaves_only_keyword_tools() -> None:
     assert '"search_and_play' in grammar and '"search_album' in grammar
     for tool in ("seek", "set_volume", "pause", "get_status"):
         assert f'"{tool}\\n' not in grammar
+
+
+async def test_the_current_book_is_asked_for_first() -> None:
+    library = FakeLibrary()
+    status = "Thought: 先看状态。\nAction: get_status\nAction Input: {}"
+    search = 'Thought: 再搜索。\nAction: search_album\nAction Input: {"keyword": "西游记"}'
+    final = "Thought: 好。\nFinal Answer: 西游记一共一百集。"
+    model = ScriptedModel([status, search, final], supports_grammar=True)
+    agent = Agent(books_registry(library), model, fast_path=False, catalog=library.titles)
+    turn = await run(agent, "我现在听的这本书一共有多少集")
+    assert [c[0] for c in library.calls] == ["get_status", "search_album"]
+    first, second, _ = (h["grammar"] for h in model.history)
+    assert '"get_status' in first and '"search_album' not in first
+    assert "Final Answer" not in first
+    assert '"search_album' in second and '"\\"西游记\\""' in second
+    assert '"search_and_play' not in second and '"stop' not in second  # a question
+    assert turn.answer == "西游记一共一百集。"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("how many episodes does the book I'm listening to have", True),
+        ("这本书讲的是什么", True),
+        ("现在放的这本书有多少集", True),
+        ("how many episodes does Dracula have", False),
+        ("西游记有多少集", False),
+    ],
+)
+def test_about_current(utterance: str, expected: bool) -> None:
+    assert about_current(utterance) is expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("给我讲个笑话", False),
+        ("今天天气怎么样", False),
+        ("tell me a joke", False),
+        ("who won the football game", False),
+        ("来点轻松的", True),
+        ("有没有聊斋", True),
+        ("play something relaxing", True),
+        ("do you have Dracula", True),
+    ],
+)
+def test_wants_books(utterance: str, expected: bool) -> None:
+    assert wants_books(utterance) is expected
+
+
+async def test_small_talk_gets_no_search_tools_when_the_library_is_known() -> None:
+    model = ScriptedModel(["Thought: x\nFinal Answer: 抱歉。"] * 2, supports_grammar=True)
+    agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, catalog=lambda: TITLES)
+    await run(agent, "给我讲个笑话")
+    await run(Agent(books_registry(FakeLibrary()), model, fast_path=False), "给我讲个笑话")
+    known, unknown = (h["grammar"] for h in model.history)
+    assert "Action" not in known and "Final Answer" in known  # no tool can tell a joke
+    assert '"search_and_play' in unknown  # no library known: nothing to judge by
+
+
+async def test_small_talk_keeps_control_tools_for_control_words() -> None:
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好。"], supports_grammar=True)
+    agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, catalog=lambda: TITLES)
+    await run(agent, "声音大一点吧")
+    grammar = model.history[0]["grammar"]
+    assert '"set_volume' in grammar and '"search_and_play' not in grammar
+
+
+async def test_a_tool_without_arguments_is_offered_once_per_turn() -> None:
+    status = "Thought: x\nAction: get_status\nAction Input: {}"
+    model = ScriptedModel([status, "Thought: x\nFinal Answer: 好。"], supports_grammar=True)
+    agent = Agent(books_registry(FakeLibrary()), model, fast_path=False)
+    await run(agent, "现在怎么样")
+    first, second = (h["grammar"] for h in model.history)
+    assert '"get_status' in first and '"get_status' not in second
+    assert '"search_album' in second

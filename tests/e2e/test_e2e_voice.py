@@ -33,6 +33,8 @@ REQUEST_KO = "음악 2번 재생"  # "play 음악 (music), number 2", spoken by 
 # The phrase list (command words, numbers, album titles), as phrase-list mode builds it.
 KO_PHRASES = ["음악", "노래", "일", "이", "삼", "사", "오", "번", "화", "틀어", "재생"]
 EPISODE_SECONDS = 6.0
+TRAILING_SILENCE = 3.0  # seconds of silence after the request in the capture file
+HOLD_AFTER_SPEECH = 0.8  # seconds the button stays down after the request ends
 
 
 def _encode_noise(path: Path, seed: int, seconds: float) -> None:
@@ -102,7 +104,10 @@ class RecordingSynthesiser:
 
 @pytest.fixture
 def korean_request(tmp_path: Path) -> Path:
-    """The request as raw 16 kHz mono S16_LE: 0.3 s silence, speech, 1.2 s silence."""
+    """The request as raw 16 kHz mono S16_LE: 0.3 s silence, speech, 3 s silence.
+
+    ALSA's `file` plugin returns noise once its input file is exhausted, so the file is
+    longer than the button is held (see `HOLD_AFTER_SPEECH`)."""
     for tool in ("espeak-ng", "sox"):
         if shutil.which(tool) is None:
             pytest.fail(
@@ -113,7 +118,7 @@ def korean_request(tmp_path: Path) -> Path:
     subprocess.run(["espeak-ng", "-v", "ko", "-s", "150", "-w", str(wav), REQUEST_KO], check=True)
     subprocess.run(
         ["sox", str(wav), "-r", "16000", "-c", "1", "-b", "16", "-e", "signed", "-t", "raw",
-         str(raw), "pad", "0.3", "1.2"],
+         str(raw), "pad", "0.3", str(TRAILING_SILENCE)],
         check=True,
     )  # fmt: skip
     return raw
@@ -163,7 +168,8 @@ async def test_press_speak_answer_play(
         pin.drive_low()  # press (pull-up: pressed = low)
         await asyncio.wait_for(app.wait_state(AppState.LISTENING), 5)
         # Hold while the request is "spoken" into the microphone (16 kHz mono S16_LE).
-        await asyncio.sleep(korean_request.stat().st_size / 32000 + 0.2)
+        spoken = korean_request.stat().st_size / 32000 - TRAILING_SILENCE
+        await asyncio.sleep(spoken + HOLD_AFTER_SPEECH)
         pin.drive_high()  # release
         await asyncio.wait_for(app.wait_state(AppState.THINKING), 10)
         await asyncio.wait_for(app.wait_state(AppState.SPEAKING), 180)

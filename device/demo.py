@@ -105,8 +105,11 @@ def _voice_path(config) -> Path | None:
     return path if path.is_file() else None
 
 
-def _encode(pcm: bytes, sample_rate: int, path: Path) -> None:
-    """Encode mono S16_LE `pcm` to `path` (codec from the suffix), atomically."""
+def encode_episode(pcm: bytes, sample_rate: int, path: Path) -> None:
+    """Encode mono S16_LE `pcm` at `sample_rate` Hz to `path`, atomically.
+
+    The suffix picks the format: ``.mp3`` (MP3, 44.1 kHz) or ``.opus`` (Ogg Opus, 48 kHz).
+    """
     import av
     import numpy as np
 
@@ -157,7 +160,7 @@ def make_library(config, *, synthesiser=None) -> Path:
             rate = 22050
             t = np.arange(rate * 8) / rate
             pcm = (np.sin(2 * np.pi * (220 + 110 * number) * t) * 8000).astype("<i2").tobytes()
-        _encode(pcm, rate, path)
+        encode_episode(pcm, rate, path)
         for old in folder.glob(f".{path.name}.*"):
             old.unlink()
         stamp.touch()

@@ -18,7 +18,7 @@ from device.wav_output import WavFileOutput
 
 
 def _tone_mp3(path: Path, hz: float, seconds: float) -> None:
-    demo._encode(
+    demo.encode_episode(
         (np.sin(2 * np.pi * hz * np.arange(int(16000 * seconds)) / 16000) * 9000)
         .astype("<i2")
         .tobytes(),

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from agent.trace import read_last
+from device.demo import encode_episode
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -25,22 +26,11 @@ CLI = [sys.executable, "-m", "device.cli"]
 
 
 def _noise_mp3(path: Path, seed: int, seconds: float) -> None:
-    import av
     import numpy as np
 
     rate = 22050
     samples = np.random.default_rng(seed).integers(-8000, 8000, int(rate * seconds), dtype="<i2")
-    with av.open(str(path), "w", format="mp3") as out:
-        stream = out.add_stream("libmp3lame", rate=rate)
-        stream.layout = "mono"
-        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = rate
-        resampler = av.AudioResampler(format=stream.format.name, layout="mono", rate=rate)
-        for chunk in resampler.resample(frame) + resampler.resample(None):
-            for packet in stream.encode(chunk):
-                out.mux(packet)
-        for packet in stream.encode(None):
-            out.mux(packet)
+    encode_episode(samples.tobytes(), rate, path)
 
 
 def _cli(config: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:

@@ -23,6 +23,7 @@ from agent.trace import read_last
 from device import config as config_mod
 from device.app import AppState
 from device.asr import VoskRecogniser
+from device.demo import encode_episode
 from device.resample import convert_once
 from device.runtime import build_app, load_synthesiser
 
@@ -39,24 +40,10 @@ HOLD_AFTER_SPEECH = 0.8  # seconds the button stays down after the request ends
 
 def _encode_noise(path: Path, seed: int, seconds: float) -> None:
     """An MP3 episode of band-limited noise: unique, so its position can be found."""
-    import av
-
     rate = 44100
-    rng = np.random.default_rng(seed)
-    noise = rng.standard_normal(int(rate * seconds))
+    noise = np.random.default_rng(seed).standard_normal(int(rate * seconds))
     noise = np.convolve(noise, np.ones(4) / 4, mode="same")  # softer top end, kinder to MP3
-    samples = (noise / np.abs(noise).max() * 12000).astype("<i2").reshape(1, -1)
-    with av.open(str(path), "w", format="mp3") as out:
-        stream = out.add_stream("libmp3lame", rate=rate)
-        stream.layout = "mono"
-        frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
-        frame.sample_rate = rate
-        resampler = av.AudioResampler(format=stream.format.name, layout="mono", rate=rate)
-        for chunk in resampler.resample(frame) + resampler.resample(None):
-            for packet in stream.encode(chunk):
-                out.mux(packet)
-        for packet in stream.encode(None):
-            out.mux(packet)
+    encode_episode((noise / np.abs(noise).max() * 12000).astype("<i2").tobytes(), rate, path)
 
 
 def _decode(path: Path, rate: int) -> np.ndarray:

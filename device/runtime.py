@@ -436,7 +436,12 @@ async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> i
     """What ``xiaoting run`` calls: build, load models, serve until SIGTERM; exit status."""
     notifier = Notifier()
     notifier.status("loading models")
-    app = await build_app(config, agent_factory=agent_factory, notifier=notifier)
+    # Loading a model on a Pi can outlast WatchdogSec: keep pinging while it loads.
+    loading = asyncio.create_task(notifier.watchdog(lambda: True), name="watchdog-loading")
+    try:
+        app = await build_app(config, agent_factory=agent_factory, notifier=notifier)
+    finally:
+        loading.cancel()
     closers = await start_mcp(config, app)
     install_signal_handlers(app)
     try:

@@ -2,7 +2,8 @@
 
 Each request checks the tool calls made against an in-memory audiobook library with the
 player's real tool names and signatures. Playback commands are registered return_direct,
-as the device wires them, and the fast path is on, as configured by default; one class of
+as the device wires them, the library's album titles are given as the catalog (the device
+passes ``player.titles``), and the fast path is on, as configured by default; one class of
 requests turns the fast path off so the model itself must choose the control tools.
 """
 
@@ -42,7 +43,13 @@ def world(llm_path):
         registry = books_registry(library)
         agents = {
             (lang, fast): Agent(
-                registry, model, language=lang, fast_path=fast, max_tokens=96, max_rounds=4
+                registry,
+                model,
+                language=lang,
+                fast_path=fast,
+                max_tokens=96,
+                max_rounds=4,
+                catalog=library.titles,
             )
             for lang in ("zh", "en")
             for fast in (True, False)
@@ -70,6 +77,14 @@ CASES = [
     ("zh", True, "帮我放红楼梦第十集", [[P, {"keyword": "红楼梦", "section": 10}]]),
     ("zh", True, "有没有红楼梦这本书", [[S, {"keyword": "红楼梦"}]], [[P, {"keyword": "红楼梦"}]]),
     ("zh", True, "今天天气怎么样", None),
+    ("zh", True, "搜一下红楼梦", [[S, {"keyword": "红楼梦"}]]),
+    ("zh", True, "음악 2번 재생", [[P, {"keyword": "음악", "section": 2}]]),
+    (
+        "zh",
+        True,
+        "我现在听的这本书一共有多少集",
+        [["get_status", {}], [S, {"keyword": "西游记"}]],
+    ),
     ("zh", False, "暂停", [["pause", {}]]),
     ("en", True, "pause", [["pause", {}]]),
     ("en", True, "resume", [["resume", {}]]),
@@ -95,6 +110,7 @@ CASES = [
         [[P, {"keyword": "Treasure Island"}]],
     ),
     ("en", True, "what's the weather tomorrow", None),
+    ("en", True, "play 음악 episode 2", [[P, {"keyword": "음악", "section": 2}]]),
     ("en", False, "stop", [["stop", {}]]),
     ("en", False, "what's playing", [["get_status", {}]]),
 ]

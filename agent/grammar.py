@@ -80,13 +80,15 @@ class Constraints:
             for name in self.text_arguments:
                 self.allow(name, span)
 
-    def mention(self, titles: Iterable[str], utterance: str) -> list[str]:
+    def mention(self, titles: Iterable[str], utterance: str, *, numbers: bool = True) -> list[str]:
         """Narrow the text arguments to the known `titles` the utterance names; returns them.
 
         When the listener names an album of the library ("play 音乐 episode 2"), a keyword
         is that title or a span of the utterance that contains it (the player also finds an
         album whose title is inside the keyword), never a fragment such as "episode 2".
         Titles are compared without case, spaces or punctuation. Names nothing: no change.
+        With `numbers` the range arguments take the numbers said outside the titles (an
+        observation, e.g. the status naming the current album, passes False).
         """
         said = _squash(utterance)
         if not said:
@@ -100,9 +102,10 @@ class Constraints:
         rest = utterance
         for title in sorted(named, key=len, reverse=True):
             rest = re.sub(re.escape(title), " ", rest, flags=re.IGNORECASE)
-        numbers = sorted(set(_numbers(rest)) or {1})
-        for name in self.range_arguments:
-            self.choices[name] = list(numbers)
+        if numbers:
+            said_numbers = sorted(set(_numbers(rest)) or {1})
+            for name in self.range_arguments:
+                self.choices[name] = list(said_numbers)
         for name in self.text_arguments:
             spans = [
                 v

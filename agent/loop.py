@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import FormatError, ModelError
-from .fastpath import FastPath, about_current, asks_only, controls_playback, wants_books
+from .fastpath import FastPath
 from .grammar import Constraints, build_grammar
+from .intent import narrow
 from .models import ChatModel, Completion, estimate_tokens
 from .parse import Action, parse
 from .prompt import neutralise_labels, observation_message, render_system_prompt
@@ -251,27 +252,7 @@ class Agent:
         ]
         constraints = Constraints()
         constraints.quote(utterance)
-        if constraints.mention(titles, utterance):
-            # The listener named an album: the request is about it, so only the tools that
-            # take a keyword (search, play) remain, never seek, volume or the like.
-            for tool in self.registry.tools():
-                props = tool.parameters.get("properties", {}) or {}
-                if not set(props) & set(constraints.text_arguments):
-                    constraints.excluded.add(tool.name)
-        named = bool(constraints.excluded)
-        if titles and not named and not wants_books(utterance):
-            # Names no album and asks for no book: searching would only find noise.
-            for tool in self.registry.tools():
-                props = tool.parameters.get("properties", {}) or {}
-                if set(props) & set(constraints.text_arguments) or not controls_playback(utterance):
-                    constraints.excluded.add(tool.name)
-        if asks_only(utterance):
-            # A question: no playback command may answer it.
-            constraints.excluded.update(t.name for t in self.registry.tools() if t.return_direct)
-        # "How many episodes has the book I'm on": the status names the book; ask it first.
-        status_first = (
-            not named and about_current(utterance) and "get_status" in self.registry.names()
-        )
+        status_first = narrow(constraints, self.registry.tools(), utterance, titles)
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
@@ -281,7 +262,7 @@ class Agent:
         # so they leave the grammar (calls with arguments are caught when repeated).
         done: set[str] = set()
         empty_replies = 0
-        for _ in range(self.max_rounds):
+        for round_index in range(self.max_rounds):
             if cancel.is_set():
                 turn.cancelled = True
                 return
@@ -293,12 +274,12 @@ class Agent:
                 usable = [
                     t for t in self.registry.tools() if constraints.admits(t) and t.name not in done
                 ]
-                if status_first and not turn.steps:
+                if status_first and round_index == 0:
                     usable = [t for t in usable if t.name == "get_status"] or usable
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
-                    allow_final=not (status_first and not turn.steps),
+                    allow_final=not (status_first and round_index == 0),
                     answer_digits=bool(succeeded) or any(c.isdigit() for c in utterance),
                 )
             step_start = time.perf_counter()
@@ -410,6 +391,9 @@ class Agent:
                 succeeded[_call_key(reply.tool, result.arguments)] = result
                 last_ok = result
                 constraints.observe(result.text)
+                if status_first and reply.tool == "get_status":
+                    # The status names the book meant by "this book": it is the keyword.
+                    constraints.mention(titles, result.text, numbers=False)
             else:
                 failed[call_key] = result
                 failed[_call_key(reply.tool, result.arguments)] = result

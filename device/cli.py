@@ -157,7 +157,9 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
                 except models.ModelError as err:
                     report.results[spec.path] = f"failed: {err}"
     for path, result in report.results.items():
-        print(f"{'ok  ' if result in ('present', 'fetched') else 'FAIL'} {path}: {result}")
+        ok = result in ("present", "fetched")
+        detail = result.removeprefix("failed: ").removeprefix(f"{path}: ")
+        print(f"{'ok  ' if ok else 'FAIL'} {path}: {detail}")
     if not report.ok:
         print(
             "some model files are missing or corrupt; run `xiaoting models fetch` again",
@@ -177,8 +179,6 @@ def cmd_demo(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Make a demo library and run a few turns through the whole real chain."""
     from device import demo
 
-    if not args.debug:  # the demo prints its steps; the log only for trouble
-        logging.getLogger().setLevel(logging.WARNING)
     return asyncio.run(demo.run(cfg, out=Path(args.out) if args.out else None, turns=args.turn))
 
 
@@ -264,7 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         logs.setup("INFO")
         print(f"xiaoting: configuration error: {err}", file=sys.stderr)
         return 2
-    logs.setup(cfg.log_level, debug=args.debug)
+    # The service and the model commands log at the configured level; the interactive
+    # commands print their results, and log only warnings unless --debug.
+    quiet = args.command not in ("run", "models", "doctor")
+    logs.setup("WARNING" if quiet else cfg.log_level, debug=args.debug)
     logs.add_secret(cfg.remote.api_key)
     try:
         return args.func(args, cfg)

@@ -33,10 +33,13 @@ def _print(line: str) -> None:
     print(line, flush=True)
 
 
-def choose_output(config: Config, out: Path | None = None, *, realtime: bool = True) -> PcmOutput:
+def choose_output(
+    config: Config, out: Path | None = None, *, realtime: bool = True, fallback: str = "out.wav"
+) -> PcmOutput:
     """The configured ALSA playback device if it opens, else a WAV file (named in the log).
 
-    `out` forces a WAV file. Sample rate and channels follow ``[audio]`` (stereo).
+    `out` forces a WAV file; `fallback` names the file under the state directory used when
+    there is no sound card. Sample rate and channels follow ``[audio]`` (stereo).
     """
     rate = config.audio.playback_rate
     if out is not None:
@@ -55,7 +58,7 @@ def choose_output(config: Config, out: Path | None = None, *, realtime: bool = T
         alsa.close()
         return alsa
     except PlaybackError as err:
-        path = config.path("state_dir") / "out.wav"
+        path = config.path("state_dir") / fallback
         _LOGGER.warning("no usable sound card (%s); audio goes to %s", err, path)
         return WavFileOutput(path, sample_rate=rate, channels=2, realtime=realtime)
 
@@ -119,10 +122,12 @@ async def local_app(
     speak: bool = True,
     load_agent: bool = True,
     recogniser: Any = None,
+    warm: bool = False,
 ) -> AsyncIterator[Any]:
     """The real App in this process, running, with its control socket in a temporary dir.
 
-    `load_agent=False` skips the language model (for `tool`); `speak=False` loads no voice.
+    `load_agent=False` skips the language model (for `tool`); `speak=False` loads no voice;
+    `warm` pre-fills the system prompt (worth it for several turns, not for one).
     Yields the App; on exit it stops like the service does (bookmarks saved).
     """
     from . import runtime
@@ -135,7 +140,7 @@ async def local_app(
         registry_box.append(registry)
         if not load_agent:
             return runtime.NoModelAgent(cfg.language, "no model loaded for this command")
-        agent = await runtime.default_agent(cfg, registry)
+        agent = await runtime.default_agent(cfg, registry, warm=warm)
         return PrintingAgent(agent, printer) if printer else agent
 
     app = await runtime.build_app(
@@ -183,7 +188,11 @@ def _print_turn(reply: dict[str, Any], printer: Printer, *, steps: bool) -> None
 
 
 async def ask(config: Config, text: str, *, local: bool = False, wait: float = 0.0) -> int:
-    """One text turn; prints each step and the answer. 0 on an answer, 1 on failure."""
+    """One text turn; prints each step and the answer. 0 on an answer, 1 on failure, 2 when
+    `text` is empty."""
+    if not text.strip():
+        print("xiaoting ask: nothing to ask (give the request as text)", file=sys.stderr)
+        return 2
     path = control.socket_path(config.runtime_dir)
     if not local and path.exists():
         try:
@@ -196,6 +205,12 @@ async def ask(config: Config, text: str, *, local: bool = False, wait: float = 0
                 return 1
             _print_turn(reply, _print, steps=True)
             return 0
+    print(
+        "no xiaoting service is answering; running this turn in this process "
+        "(loading the models first)",
+        file=sys.stderr,
+        flush=True,
+    )
     async with local_app(config) as app:
         reply = await control.ask(control.socket_path(app_runtime_dir(app)), text)
         if not reply.get("ok"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import os
 import time
@@ -97,6 +98,7 @@ TURNS = {
 }
 # Seconds the book plays after each turn, so the output holds some of it.
 LISTEN_SECONDS = 3.0
+STAMP_FILE = ".xiaoting-demo.json"
 
 
 def _voice_path(config) -> Path | None:
@@ -142,12 +144,18 @@ def make_library(config, *, synthesiser=None) -> Path:
     book = BOOKS.get(config.language, BOOKS["en"])
     folder = Path(config.library.paths[0]).expanduser() / book.album
     folder.mkdir(parents=True, exist_ok=True)
+    # One hidden file remembers which text (and voice) each episode was made from.
+    stamp_path = folder / STAMP_FILE
+    try:
+        stamps = json.loads(stamp_path.read_text())
+    except (OSError, ValueError):
+        stamps = {}
+    voice = str(getattr(synthesiser, "path", "tones"))
     for number, (title, text) in enumerate(book.episodes, start=1):
         suffix = ".opus" if number == len(book.episodes) else ".mp3"
-        digest = hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()[:8]
+        digest = hashlib.sha256(f"{voice}\n{title}\n{text}".encode()).hexdigest()[:16]
         path = folder / f"{number:02d} {title}{suffix}"
-        stamp = folder / f".{path.name}.{digest}"
-        if path.exists() and stamp.exists():
+        if path.exists() and stamps.get(path.name) == digest:
             continue
         started = time.perf_counter()
         if synthesiser is not None:
@@ -161,9 +169,10 @@ def make_library(config, *, synthesiser=None) -> Path:
             t = np.arange(rate * 8) / rate
             pcm = (np.sin(2 * np.pi * (220 + 110 * number) * t) * 8000).astype("<i2").tobytes()
         encode_episode(pcm, rate, path)
-        for old in folder.glob(f".{path.name}.*"):
-            old.unlink()
-        stamp.touch()
+        stamps[path.name] = digest
+        tmp = stamp_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stamps, ensure_ascii=False, indent=1))
+        os.replace(tmp, stamp_path)
         _LOGGER.info(
             "demo episode %s: %.1f s of audio, made in %.1f s",
             path.name,
@@ -192,26 +201,30 @@ async def run(config, *, out: Path | None = None, turns: list[str] | None = None
     voice = _voice_path(config)
     synthesiser = await asyncio.to_thread(load_synthesiser, config) if voice else None
     if synthesiser is None:
-        print(
-            f"no piper voice for language {config.language!r}: episodes are tones, answers silent"
-        )
+        print(f"no piper voice {config.tts_voice!r} installed: episodes are tones, answers silent")
+    started = time.perf_counter()
+    print("making the demo library (the voice reads three episodes) ...", flush=True)
     folder = await asyncio.to_thread(make_library, config, synthesiser=synthesiser)
-    print(f"demo library: {folder}")
+    print(f"demo library: {folder} ({time.perf_counter() - started:.1f} s)")
     recogniser = None
     if synthesiser is not None and vosk_model_path(config).is_dir():
         recogniser = await asyncio.to_thread(load_recogniser, config)
-    how = (
-        "synthesised speech through Vosk"
-        if recogniser
-        else "text (no Vosk model for this language)"
-    )
-    print(f"requests go in as {how}")
+    if recogniser is not None:
+        print(f"requests go in as speech: piper reads them, Vosk ({config.asr_model}) hears them")
+    else:
+        print(
+            f"requests go in as text: no Vosk model for language {config.language!r} "
+            f"({config.asr_model} is not in {config.models_dir})"
+        )
 
-    output = choose_output(config, out)
+    output = choose_output(config, out, fallback="demo.wav")
+    print(f"loading the language model ({config.llm.model}) and caching its prompt ...", flush=True)
+    started = time.perf_counter()
     requests = turns or TURNS.get(config.language, TURNS["en"])
     answered = 0
     timings: list[tuple[str, float, str]] = []
-    async with local_app(config, output=output) as app:
+    async with local_app(config, output=output, warm=True) as app:
+        print(f"ready in {time.perf_counter() - started:.1f} s")
         sock = control.socket_path(Path(app.control.path).parent)
         for request in requests:
             print(f"\n> {request}")

@@ -121,7 +121,7 @@ class NoModelAgent:
         """Nothing to correct without a model."""
 
 
-async def default_agent(config: Config, registry: Any) -> TurnAgent:
+async def default_agent(config: Config, registry: Any, *, warm: bool = True) -> TurnAgent:
     """`agent.Agent` over the configured chat model(s): local llama.cpp and/or DeepSeek.
 
     The local model is loaded here, once. A missing or unloadable local file without a
@@ -187,7 +187,7 @@ async def default_agent(config: Config, registry: Any) -> TurnAgent:
         step_timeout=llm.step_timeout,
         trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
     )
-    if local is not None:
+    if local is not None and warm:
         # The system prompt into the KV cache now, so the first turn does not pay for it.
         started = time.perf_counter()
         try:

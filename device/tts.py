@@ -52,8 +52,10 @@ class PiperSynthesiser:
 
     def __init__(self, model_path: str | Path, *, length_scale: float = 1.0) -> None:
         path = Path(model_path)
-        if not path.is_file() or not Path(f"{path}.json").is_file():
-            raise TtsError(f"piper voice not found at {path} (needs {path.name}.json beside it)")
+        if not path.is_file():
+            raise TtsError(f"piper voice not found at {path}")
+        if not Path(f"{path}.json").is_file():
+            raise TtsError(f"piper voice {path.name} has no {path.name}.json beside it")
         try:
             from piper import PiperVoice, SynthesisConfig
         except ImportError as err:

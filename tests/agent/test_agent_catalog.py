@@ -8,7 +8,7 @@ import pytest
 from agent_books import FakeLibrary, books_registry
 
 from agent import Agent, Constraints, ScriptedModel, StepKind, ToolRegistry
-from agent.fastpath import about_current, asks_only, wants_books
+from agent.intent import about_current, asks_only, wants_books
 
 TITLES = ["西游记", "三国演义", "음악", "Treasure Island"]
 
@@ -190,6 +190,7 @@ async def test_the_current_book_is_asked_for_first() -> None:
     assert '"get_status' in first and '"search_album' not in first
     assert "Final Answer" not in first
     assert '"search_album' in second and '"\\"西游记\\""' in second
+    assert '"\\"书\\""' not in second  # the status named the book: only its title
     assert '"search_and_play' not in second and '"stop' not in second  # a question
     assert turn.answer == "西游记一共一百集。"
 
@@ -251,3 +252,19 @@ async def test_a_tool_without_arguments_is_offered_once_per_turn() -> None:
     first, second = (h["grammar"] for h in model.history)
     assert '"get_status' in first and '"get_status' not in second
     assert '"search_album' in second
+
+
+@pytest.mark.parametrize(
+    ("utterance", "sections"),
+    [
+        ("could you put on the third chapter of Dracula", [3]),
+        ("start Dracula from chapter two", [2]),
+        ("음악 2화 재생", [2]),
+        ("放一下聊斋第五集", [5]),
+        ("skip ahead 60 seconds", [60]),
+    ],
+)
+def test_the_episode_number_is_the_one_marked(utterance: str, sections: list[int]) -> None:
+    constraints = Constraints()
+    constraints.quote(utterance)
+    assert constraints.choices["section"] == sections

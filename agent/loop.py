@@ -19,7 +19,7 @@ from typing import Any
 from .errors import FormatError, ModelError
 from .fastpath import FastPath
 from .grammar import Constraints, build_grammar
-from .intent import narrow
+from .intent import asks_only, narrow
 from .models import ChatModel, Completion, estimate_tokens
 from .parse import Action, parse
 from .prompt import neutralise_labels, observation_message, render_system_prompt
@@ -253,6 +253,8 @@ class Agent:
         constraints = Constraints()
         constraints.quote(utterance)
         status_first = narrow(constraints, self.registry.tools(), utterance, titles)
+        # "How many episodes has this book": the status, then a search; no answer before.
+        tool_rounds = (2 if asks_only(utterance) else 1) if status_first else 0
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
@@ -279,7 +281,9 @@ class Agent:
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
-                    allow_final=not (status_first and round_index == 0),
+                    allow_final=round_index >= tool_rounds,
+                    # Only an answer is possible: keep the Thought short so it fits.
+                    thought_chars=160 if usable else 40,
                     answer_digits=bool(succeeded) or any(c.isdigit() for c in utterance),
                 )
             step_start = time.perf_counter()

@@ -192,6 +192,7 @@ async def test_the_current_book_is_asked_for_first() -> None:
     assert '"search_album' in second and '"\\"西游记\\""' in second
     assert '"\\"书\\""' not in second  # the status named the book: only its title
     assert '"search_and_play' not in second and '"stop' not in second  # a question
+    assert "Final Answer" not in second  # no count before the search has given it
     assert turn.answer == "西游记一共一百集。"
 
 

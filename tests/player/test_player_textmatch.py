@@ -1,5 +1,3 @@
-
-
 def test_title_inside_a_spoken_request_matches_below_other_matches() -> None:
     from player.textmatch import CONTAINED, match_score
 

@@ -35,6 +35,7 @@ from .errors import ToolError
 from .tools import Tool, ToolRegistry
 
 _LOGGER = logging.getLogger(__name__)
+CLOSE_TIMEOUT = 3.0  # seconds close() waits for the connections to end
 
 __all__ = [
     "MAX_SCHEMA_BYTES",
@@ -303,7 +304,9 @@ class McpClientManager:
         for task in tasks:
             task.cancel()
         if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=10.0)
+            # Bounded: a connection stuck in the SDK's teardown must not hold up a shutdown
+            # that systemd expects within a few seconds.
+            _, pending = await asyncio.wait(tasks, timeout=CLOSE_TIMEOUT)
             if pending:
                 _LOGGER.warning("MCP client: %d connections did not close in time", len(pending))
         for link in self._links:

@@ -206,16 +206,33 @@ class LocalModel:
                 emit,
                 start,
             )
-            return Completion(
-                text=text,
-                backend=self.name,
-                prompt_tokens=len(tokens),
-                completion_tokens=generated,
-                cached_tokens=cached,
-                elapsed_ms=(time.perf_counter() - start) * 1000.0,
-                first_token_ms=first,
-                finish_reason=reason,
+        else:
+            text, reason, first, generated = self._sample(
+                llm, tokens, grammar, max_tokens, stop, emit, start
             )
+        return Completion(
+            text=text,
+            backend=self.name,
+            prompt_tokens=len(tokens),
+            completion_tokens=generated,
+            cached_tokens=cached,
+            elapsed_ms=(time.perf_counter() - start) * 1000.0,
+            first_token_ms=first,
+            finish_reason=reason,
+        )
+
+    def _sample(
+        self,
+        llm: Any,
+        tokens: list[int],
+        grammar: str | None,
+        max_tokens: int,
+        stop: list[str] | None,
+        emit: Callable[[str], None],
+        start: float,
+    ) -> tuple[str, str, float | None, int]:
+        """Temperature sampling through llama-cpp-python's streaming completion:
+        (text, finish reason, first-token ms, tokens generated)."""
         options: dict[str, Any] = {
             "max_tokens": max_tokens,
             "temperature": self.temperature,
@@ -250,16 +267,7 @@ class LocalModel:
             stream.close()
         reply = "".join(text)
         generated = len(llm.tokenize(reply.encode("utf-8"), add_bos=False)) if reply else 0
-        return Completion(
-            text=reply,
-            backend=self.name,
-            prompt_tokens=len(tokens),
-            completion_tokens=generated,
-            cached_tokens=cached,
-            elapsed_ms=(time.perf_counter() - start) * 1000.0,
-            first_token_ms=first,
-            finish_reason=reason,
-        )
+        return reply, reason, first, generated
 
     def _greedy(
         self,

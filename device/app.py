@@ -1,7 +1,8 @@
 """The single asyncio process: states IDLE → LISTENING → THINKING → SPEAKING → IDLE.
 
-One inbox of `Event`s (GPIO threads, keyboard, control socket, signals); the `App` is its
-only consumer. A press while THINKING or SPEAKING is a barge-in: the turn is cancelled
+One inbox of `Event`s (GPIO threads, keyboard, book player, signals); the `App` is its
+only consumer. Text turns, corrections and tool calls from the control socket reach it
+through its public methods `ask`, `inject`, `call_tool` and `status`. A press while THINKING or SPEAKING is a barge-in: the turn is cancelled
 (`Agent.run` gets a cancel event) and LISTENING starts. The book is held while the person
 talks and ducked (or held) while the assistant speaks, then let go; a pause the turn asked
 for stays, because holding acts on the mixer's book channel, not on the player.
@@ -26,7 +27,6 @@ from .asr import Recogniser
 from .audio_in import Capture, CaptureGuard
 from .audio_out import BookMode, Mixer
 from .button import ButtonSource, Gesture, PushToTalk
-from .control import ControlServer
 from .events import Event, EventType, Inbox
 from .listening import Heard, Listening
 from .systemd import Notifier
@@ -120,7 +120,7 @@ class App:
         synthesiser: Synthesiser | None = None,
         buttons: Sequence[ButtonSource] = (),
         notifier: Notifier | None = None,
-        control_path: str | None = None,
+        registry: Any = None,
         language: str = "zh",
         timings: Timings = Timings(),
         earcon_enabled: bool = True,
@@ -135,7 +135,7 @@ class App:
         self.synthesiser = synthesiser
         self.buttons = {b.name: b for b in buttons}
         self.notifier = notifier or Notifier("")
-        self.control = ControlServer(control_path, self._control) if control_path else None
+        self.registry = registry
         self.phrases = PHRASES.get(language, PHRASES["en"])
         self.timings = timings
         self.earcon_enabled = earcon_enabled
@@ -202,12 +202,6 @@ class App:
 
     async def run(self) -> int:
         """Serve until a STOP event; returns the exit status (0)."""
-        if self.control is not None:
-            try:
-                await self.control.start()
-            except OSError as err:
-                _LOGGER.warning("control socket unavailable: %s", err)
-                self.control = None
         watchdog = asyncio.create_task(self.notifier.watchdog(self.healthy), name="watchdog")
         self.ready_at = time.monotonic()
         self._set_state(AppState.IDLE)
@@ -275,8 +269,6 @@ class App:
         elif event.type == EventType.PLAYER_STATE:
             _LOGGER.info("book: %s", event.data)
             self.notifier.status(self.status_line())
-        elif event.type == EventType.DEVICE:
-            _LOGGER.warning("device: %s", event.data)
 
     async def _gesture(self, gesture: Gesture, t: float) -> None:
         if gesture == Gesture.TALK:
@@ -435,44 +427,40 @@ class App:
                 await asyncio.wait_for(turn, 1.0)
         self._cancel = None
 
-    # -- control socket ------------------------------------------------------------------
+    # -- requests from the control socket -----------------------------------------------
 
-    async def _control(self, request: dict[str, Any]) -> dict[str, Any]:
-        cmd = request.get("cmd")
-        if cmd == "status":
-            return self.status()
-        if cmd == "inject":
-            text = str(request.get("text", "")).strip()
-            if not text:
-                return {"ok": False, "error": "inject needs text"}
-            self.agent.inject(text)
-            _LOGGER.info("correction injected: %s", text)
-            return {"ok": True}
-        if cmd == "ask":
-            text = str(request.get("text", "")).strip()
-            if not text:
-                return {"ok": False, "error": "ask needs text"}
-            if self.state != AppState.IDLE:
-                return {"ok": False, "error": f"busy ({self.state})"}
-            self._cancel = asyncio.Event()
-            self._speech_cancel = threading.Event()
-            self._turn = asyncio.create_task(
-                self._agent_turn(text, speak=bool(request.get("speak", True))), name="turn"
-            )
-            try:
-                turn = await asyncio.shield(self._turn)
-            except asyncio.CancelledError:
-                return {"ok": False, "error": "turn cancelled"}
-            return {"ok": True, **turn}
-        if cmd == "tool":
-            registry = getattr(self.agent, "registry", None)
-            name = str(request.get("name", ""))
-            arguments = request.get("arguments") or {}
-            if registry is None or registry.get(name) is None or not isinstance(arguments, dict):
-                return {"ok": False, "error": f"no tool {name!r} or arguments not an object"}
-            result = await registry.call(name, arguments, caller="control")
-            return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms}
-        return {"ok": False, "error": f"unknown command {cmd!r} (ask, status, inject, tool)"}
+    async def ask(self, text: str, *, speak: bool = True) -> dict[str, Any]:
+        """Run a text turn as if `text` had been heard; waits for it to end.
+
+        Returns ``{"ok": True, "utterance", "answer", "error", "cancelled", "backend",
+        "steps", "elapsed_ms"}``, or ``{"ok": False, "error"}`` when the App is not idle
+        (another turn, listening, starting) or the turn was cancelled.
+        """
+        if self.state != AppState.IDLE:
+            return {"ok": False, "error": f"busy ({self.state})"}
+        self._cancel = asyncio.Event()
+        self._speech_cancel = threading.Event()
+        self._turn = asyncio.create_task(self._agent_turn(text, speak=speak), name="turn")
+        try:
+            turn = await asyncio.shield(self._turn)
+        except asyncio.CancelledError:
+            return {"ok": False, "error": "turn cancelled"}
+        return {"ok": True, **turn}
+
+    def inject(self, text: str) -> dict[str, Any]:
+        """Queue a human correction into the running or next turn; ``{"ok": True}``."""
+        self.agent.inject(text)
+        _LOGGER.info("correction injected: %s", text)
+        return {"ok": True}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call one tool of the registry: ``{"ok", "text", "elapsed_ms"}``, or ``{"ok":
+        False, "error"}`` when there is no such tool."""
+        registry = self.registry
+        if registry is None or registry.get(name) is None:
+            return {"ok": False, "error": f"no tool {name!r} or arguments not an object"}
+        result = await registry.call(name, arguments, caller="control")
+        return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms}
 
     # -- shutdown ------------------------------------------------------------------------
 
@@ -487,8 +475,6 @@ class App:
         for button in self.buttons.values():
             with contextlib.suppress(Exception):
                 button.close()
-        if self.control is not None:
-            await self.control.close()
         if self.player is not None:
             try:
                 await asyncio.wait_for(self.player.close(), 3.0)

@@ -122,7 +122,7 @@ def cmd_doctor(args: argparse.Namespace, cfg: config_mod.Config) -> int:
 
 def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """List, fetch, verify or hash model files (see models/manifest.toml)."""
-    from device import models
+    from device import model_files as models
 
     manifest = models.load_manifest()
     models_dir = Path(args.models_dir or cfg.models_dir)
@@ -154,7 +154,7 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
                 try:
                     holder.verify(spec, (models_dir / spec.path).resolve(), full=True)
                     report.results[spec.path] = "present"
-                except models.ModelError as err:
+                except models.ModelFileError as err:
                     report.results[spec.path] = f"failed: {err}"
     for path, result in report.results.items():
         ok = result in ("present", "fetched")
@@ -249,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("mcp", cmd_mcp, "serve the tools over MCP on stdio")
     p = add("demo", cmd_demo, "make a demo library and run a few turns end to end")
     p.add_argument(
-        "--out", help="WAV file to write the audio to (default: sound card or demo-out/)"
+        "--out",
+        help="WAV file to write the audio to (default: the sound card, else STATE_DIR/demo.wav)",
     )
     p.add_argument("--turn", action="append", help="a request to send (repeatable)")
     return parser
@@ -274,9 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # one clear line instead of a traceback; --debug shows it
-        from device import models
+        from device import model_files
 
-        if isinstance(err, models.ModelError | config_mod.ConfigError):
+        if isinstance(err, model_files.ModelFileError | config_mod.ConfigError):
             print(f"xiaoting: {err}", file=sys.stderr)
             return 1
         if args.debug:

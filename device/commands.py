@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 from . import control
 from .audio_out import AlsaPlayback, PcmOutput, PlaybackError
 from .config import Config
+from .logs import quiet_stderr
 from .wav_output import WavFileOutput
 
 _LOGGER = logging.getLogger(__name__)
@@ -51,8 +50,6 @@ def choose_output(
         period_frames=config.audio.period_frames,
     )
     try:
-        from .doctor import quiet_stderr
-
         with quiet_stderr():
             alsa.open()
         alsa.close()
@@ -95,7 +92,6 @@ class PrintingAgent:
 
     def __init__(self, agent: Any, printer: Printer = _print) -> None:
         self.agent = agent
-        self.registry = getattr(agent, "registry", None)
         self.printer = printer
 
     async def run(self, utterance: str, *, cancel: Any = None, on_step: Any = None) -> Any:
@@ -124,55 +120,47 @@ async def local_app(
     recogniser: Any = None,
     warm: bool = False,
 ) -> AsyncIterator[Any]:
-    """The real App in this process, running, with its control socket in a temporary dir.
+    """The real App in this process, running, without a control socket.
 
     `load_agent=False` skips the language model (for `tool`); `speak=False` loads no voice;
     `warm` pre-fills the system prompt (worth it for several turns, not for one).
-    Yields the App; on exit it stops like the service does (bookmarks saved).
+    Yields the `runtime.Runtime`; on exit it stops like the service does (bookmarks saved).
     """
     from . import runtime
+    from .app import AppState
 
-    tmp = tempfile.TemporaryDirectory(prefix="xiaoting-")
-    config = dataclasses.replace(config, runtime_dir=tmp.name)
-    registry_box: list[Any] = []
-
-    async def factory(cfg: Config, registry: Any) -> Any:
-        registry_box.append(registry)
-        if not load_agent:
-            return runtime.NoModelAgent(cfg.language, "no model loaded for this command")
-        agent = await runtime.default_agent(cfg, registry, warm=warm)
-        return PrintingAgent(agent, printer) if printer else agent
-
-    app = await runtime.build_app(
+    rt = await runtime.build(
         config,
-        agent_factory=factory,
+        load_model=load_agent,
+        warm=warm,
+        wrap_agent=(lambda agent: PrintingAgent(agent, printer))
+        if printer and load_agent
+        else None,
         output=output or choose_output(config),
         recogniser=recogniser,
         synthesiser=True if speak else None,
         buttons=[],
+        control=False,
     )
-    app.registry = registry_box[0] if registry_box else None
-    task = asyncio.create_task(app.run(), name="app")
+    task = asyncio.create_task(rt.serve(), name="app")
     try:
-        from .app import AppState
-
-        await asyncio.wait_for(app.wait_state(AppState.IDLE), 60)
-        yield app
+        await asyncio.wait_for(rt.app.wait_state(AppState.IDLE), 60)
+        yield rt
     finally:
-        app.request_stop("command done")
+        rt.app.request_stop("command done")
         with contextlib.suppress(Exception):
             await asyncio.wait_for(task, 10)
-        tmp.cleanup()
+        await rt.close()
 
 
-async def _wait_playing(app: Any, seconds: float) -> None:
+async def _wait_playing(rt: Any, seconds: float) -> None:
     """Keep the process (and the book) going for `seconds`, or until playback stops."""
-    if seconds <= 0 or app.player is None:
+    if seconds <= 0 or rt.player is None:
         return
     active = ("playing", "loading")
     ended = asyncio.Event()
-    app.player.subscribe(lambda state: ended.set() if str(state) not in active else None)
-    if str(getattr(app.player, "state", "")) not in active:
+    rt.player.subscribe(lambda state: ended.set() if str(state) not in active else None)
+    if str(getattr(rt.player, "state", "")) not in active:
         return
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(ended.wait(), seconds)
@@ -211,19 +199,14 @@ async def ask(config: Config, text: str, *, local: bool = False, wait: float = 0
         file=sys.stderr,
         flush=True,
     )
-    async with local_app(config) as app:
-        reply = await control.ask(control.socket_path(app_runtime_dir(app)), text)
+    async with local_app(config) as rt:
+        reply = await rt.app.ask(text)
         if not reply.get("ok"):
             print(f"xiaoting ask: {reply.get('error')}", file=sys.stderr)
             return 1
         _print_turn(reply, _print, steps=False)
-        await _wait_playing(app, wait)
+        await _wait_playing(rt, wait)
     return 0
-
-
-def app_runtime_dir(app: Any) -> str:
-    """The runtime dir of an App started by `local_app` (where its control socket is)."""
-    return str(Path(app.control.path).parent) if app.control is not None else ""
 
 
 async def call_tool(
@@ -241,15 +224,15 @@ async def call_tool(
         else:
             print(reply.get("text") or reply.get("error", ""))
             return 0 if reply.get("ok") else 1
-    async with local_app(config, load_agent=False, speak=False, printer=None) as app:
-        registry = app.registry
+    async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
+        registry = rt.registry
         if registry is None or registry.get(name) is None:
             known = ", ".join(registry.names()) if registry is not None else "none"
             print(f"xiaoting tool: no tool {name!r} (tools: {known})", file=sys.stderr)
             return 2
         result = await registry.call(name, arguments, caller="cli")
         print(result.text)
-        await _wait_playing(app, wait)
+        await _wait_playing(rt, wait)
     return 0 if result.ok else 1
 
 
@@ -282,30 +265,6 @@ async def serve_mcp_stdio(config: Config) -> int:
     """`xiaoting mcp`: the player's tools over MCP on stdin/stdout (logs on stderr)."""
     from agent.mcp_bridge import serve_stdio
 
-    async with local_app(config, load_agent=False, speak=False, printer=None) as app:
-        await serve_stdio(app.registry)
+    async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
+        await serve_stdio(rt.registry)
     return 0
-
-
-async def mcp_status(config: Config, *, timeout: float = 10.0) -> list[dict[str, Any]]:
-    """Connect briefly to each configured MCP server: name, connected, detail (tools)."""
-    from agent.mcp_bridge import McpClientManager, ServerSpec
-    from agent.tools import ToolRegistry
-
-    registry = ToolRegistry()
-    manager = McpClientManager(registry, [ServerSpec.from_config(s) for s in config.mcp.servers])
-    try:
-        await asyncio.wait_for(manager.start(), timeout)
-        rows = []
-        for s in manager.status():
-            if s["connected"]:
-                detail = f"{s['transport']} {s['target']}: tools {', '.join(s['tools']) or 'none'}"
-                if s.get("refused"):
-                    detail += f"; refused {', '.join(s['refused'])}"
-            else:
-                detail = f"{s['transport']} {s['target']}: not connected ({s.get('last_error') or 'no answer'})"
-            rows.append({"name": s["name"], "connected": s["connected"], "detail": detail})
-        return rows
-    finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(manager.close(), 5)

@@ -2,12 +2,13 @@
 
 Every value has a default that suits a Raspberry Pi. A wrong type, an out-of-range value or
 an unknown key raises `ConfigError` naming the file and the dotted key, e.g.
-``/etc/xiaoting/config.toml: audio.capture_rate: must be between 8000 and 192000, got 5``.
+``/etc/xiaoting/config.toml: audio.playback_rate: must be between 8000 and 192000, got 5``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import tomllib
 import types
@@ -15,6 +16,8 @@ import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+_LOGGER = logging.getLogger(__name__)
 
 DEFAULT_CONFIG_PATH = Path("/etc/xiaoting/config.toml")
 LANGUAGES = ("zh", "en")
@@ -39,7 +42,6 @@ class AudioConfig:
 
     capture_device: str = "default"
     playback_device: str = "default"
-    capture_rate: int = field(default=16000, metadata=_range(8000, 192000))
     playback_rate: int = field(default=48000, metadata=_range(8000, 192000))
     period_frames: int = field(default=1024, metadata=_range(64, 65536))
     capture_gain: float = field(default=1.0, metadata=_range(0.0, 32.0))
@@ -254,9 +256,18 @@ def _check(meta: Any, value: Any, key: str) -> None:
         raise ConfigError(f"{key}: must be one of {', '.join(choices)}, got {value!r}")
 
 
+OBSOLETE_KEYS = {
+    "audio.capture_rate": "capture runs at the card's rate and is converted to 16 kHz",
+}
+"""Keys older configs may still hold: one warning line each, never a failed start."""
+
+
 def _build(cls: type, table: dict[str, Any], prefix: str = "") -> Any:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
+    for name in [n for n in table if prefix + n in OBSOLETE_KEYS]:
+        _LOGGER.warning("%s%s: ignored (%s)", prefix, name, OBSOLETE_KEYS[prefix + name])
+        table = {k: v for k, v in table.items() if k != name}
     unknown = sorted(set(table) - set(fields))
     if unknown:
         raise ConfigError(

@@ -7,6 +7,7 @@ Requests, one JSON object per line, each answered by one JSON object line:
 - ``{"cmd": "status"}`` → ``{"ok": true, "state": "idle", "player": "playing", ...}``
 - ``{"cmd": "inject", "text": "不是这本，是第二本"}`` → ``{"ok": true}``; the correction
   joins the running (or next) turn as an extra observation.
+- ``{"cmd": "tool", "name": "get_status", "arguments": {}}`` → ``{"ok": true, "text": ...}``
 
 Errors come back as ``{"ok": false, "error": "..."}``.
 """
@@ -20,7 +21,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -28,6 +29,54 @@ SOCKET_NAME = "control.sock"
 MAX_LINE = 64 * 1024
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class ControlTarget(Protocol):
+    """What the control socket drives: the public side of `device.app.App`."""
+
+    def status(self) -> dict[str, Any]:
+        """Facts for ``xiaoting status``."""
+        ...
+
+    async def ask(self, text: str, *, speak: bool = True) -> dict[str, Any]:
+        """Run a text turn and return its result."""
+        ...
+
+    def inject(self, text: str) -> dict[str, Any]:
+        """Queue a correction."""
+        ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call one tool."""
+        ...
+
+
+def handler_for(target: ControlTarget) -> Handler:
+    """The request handler that checks a request and calls the matching method of `target`."""
+
+    async def handle(request: dict[str, Any]) -> dict[str, Any]:
+        cmd = request.get("cmd")
+        if cmd == "status":
+            return target.status()
+        if cmd == "inject":
+            text = str(request.get("text", "")).strip()
+            if not text:
+                return {"ok": False, "error": "inject needs text"}
+            return target.inject(text)
+        if cmd == "ask":
+            text = str(request.get("text", "")).strip()
+            if not text:
+                return {"ok": False, "error": "ask needs text"}
+            return await target.ask(text, speak=bool(request.get("speak", True)))
+        if cmd == "tool":
+            name = str(request.get("name", ""))
+            arguments = request.get("arguments") or {}
+            if not isinstance(arguments, dict):
+                return {"ok": False, "error": f"no tool {name!r} or arguments not an object"}
+            return await target.call_tool(name, arguments)
+        return {"ok": False, "error": f"unknown command {cmd!r} (ask, status, inject, tool)"}
+
+    return handle
 
 
 class ControlError(Exception):
@@ -40,11 +89,11 @@ def socket_path(runtime_dir: str | Path) -> Path:
 
 
 class ControlServer:
-    """Serves `handler` on the Unix socket `path` (created with mode 0660)."""
+    """Serves `target` (an App, or a bare `Handler`) on the Unix socket `path` (mode 0660)."""
 
-    def __init__(self, path: str | Path, handler: Handler) -> None:
+    def __init__(self, path: str | Path, target: ControlTarget | Handler) -> None:
         self.path = Path(path)
-        self.handler = handler
+        self.handler: Handler = target if callable(target) else handler_for(target)
         self._server: asyncio.AbstractServer | None = None
         self._clients: set[asyncio.StreamWriter] = set()
 

@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import control
 from .commands import choose_output, local_app
 
 _LOGGER = logging.getLogger(__name__)
@@ -223,9 +222,8 @@ async def run(config, *, out: Path | None = None, turns: list[str] | None = None
     requests = turns or TURNS.get(config.language, TURNS["en"])
     answered = 0
     timings: list[tuple[str, float, str]] = []
-    async with local_app(config, output=output, warm=True) as app:
+    async with local_app(config, output=output, warm=True) as rt:
         print(f"ready in {time.perf_counter() - started:.1f} s")
-        sock = control.socket_path(Path(app.control.path).parent)
         for request in requests:
             print(f"\n> {request}")
             if recogniser is not None:
@@ -234,7 +232,7 @@ async def run(config, *, out: Path | None = None, turns: list[str] | None = None
                 print(f"  heard: {heard!r} ({(time.perf_counter() - started) * 1000:.0f} ms)")
                 request = heard or request
             started = time.perf_counter()
-            reply = await control.ask(sock, request)
+            reply = await rt.app.ask(request)
             elapsed = time.perf_counter() - started
             answer = (
                 reply.get("answer", "") if reply.get("ok") else f"(failed: {reply.get('error')})"

@@ -14,13 +14,14 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from device import models
+from device import model_files as models
 from device.config import Config
+from device.logs import quiet_stderr
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 LOW_DISK_BYTES = 500 * 1024 * 1024
@@ -39,23 +40,6 @@ class Finding:
         return f"[{self.level:^4}] {self.name}: {self.detail}"
 
 
-@contextlib.contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """Silence C libraries (ALSA) that print straight to file descriptor 2."""
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield
-        return
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 def check_config(cfg: Config) -> Finding:
     """The config loaded (it did, or the CLI would have stopped with the bad key)."""
     remote = "remote fallback on" if cfg.remote_enabled else "no remote API key (local only)"
@@ -72,7 +56,7 @@ def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool
     try:
         manifest = models.load_manifest()
         spec = models.find_file(name, manifest)
-    except models.ModelError as err:
+    except models.ModelFileError as err:
         return Finding(label, FAIL if required else WARN, str(err))
     path = Path(cfg.models_dir).expanduser() / spec.path
     if not path.exists():
@@ -86,7 +70,7 @@ def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool
     try:
         target = path.resolve()
         store.verify(spec, target, full=full)
-    except (models.ModelError, OSError) as err:
+    except (models.ModelFileError, OSError) as err:
         return Finding(
             label, FAIL if required else WARN, f"{err} (run `xiaoting models fetch --force {name}`)"
         )
@@ -226,10 +210,8 @@ async def check_mcp(cfg: Config) -> list[Finding]:
     """MCP servers named in the config: connect briefly and list their tools."""
     if not cfg.mcp.servers:
         return [Finding("mcp", OK, "no MCP servers configured")]
-    from device import commands
-
     try:
-        rows = await commands.mcp_status(cfg)
+        rows = await mcp_status(cfg)
     except Exception as err:
         return [Finding("mcp", WARN, f"cannot check MCP servers: {err}")]
     return [Finding(f"mcp:{s['name']}", OK if s["connected"] else WARN, s["detail"]) for s in rows]
@@ -248,3 +230,27 @@ async def run(cfg: Config, *, full: bool = False) -> int:
     )
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+async def mcp_status(config: Config, *, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """Connect briefly to each configured MCP server: name, connected, detail (tools)."""
+    from agent.mcp_bridge import McpClientManager, ServerSpec
+    from agent.tools import ToolRegistry
+
+    registry = ToolRegistry()
+    manager = McpClientManager(registry, [ServerSpec.from_config(s) for s in config.mcp.servers])
+    try:
+        await asyncio.wait_for(manager.start(), timeout)
+        rows = []
+        for s in manager.status():
+            if s["connected"]:
+                detail = f"{s['transport']} {s['target']}: tools {', '.join(s['tools']) or 'none'}"
+                if s.get("refused"):
+                    detail += f"; refused {', '.join(s['refused'])}"
+            else:
+                detail = f"{s['transport']} {s['target']}: not connected ({s.get('last_error') or 'no answer'})"
+            rows.append({"name": s["name"], "connected": s["connected"], "detail": detail})
+        return rows
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(manager.close(), 5)

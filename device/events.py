@@ -1,7 +1,7 @@
 """Events of the device runtime: one inbox fed from GPIO threads, the keyboard and the socket.
 
 Everything that happens outside the event loop (a gpiozero callback on its own thread, a line
-typed on the terminal, a control-socket request) becomes one frozen `Event` posted into one
+typed on the terminal, a book player state change, a signal) becomes one frozen `Event` posted into one
 `asyncio.Queue` with `loop.call_soon_threadsafe`; the `App` is its only consumer.
 """
 
@@ -24,16 +24,8 @@ class EventType(StrEnum):
     """The push-to-talk button went down (raw edge; debounced by `PushToTalk`)."""
     BUTTON_UP = "button-up"
     """The push-to-talk button came up (raw edge)."""
-    BUTTON_CHECK = "button-check"
-    """Re-read the button level after a bounce window (scheduled by the App)."""
-    MAX_UTTERANCE = "max-utterance"
-    """The button has been held past the maximum utterance length."""
-    TEXT = "text"
-    """A typed utterance (control socket `ask`): a turn without the microphone."""
     PLAYER_STATE = "player-state"
     """The book player changed state (data: the new PlayerState)."""
-    DEVICE = "device"
-    """An audio or GPIO device was lost or came back (data: a short text)."""
     STOP = "stop"
     """SIGTERM/SIGINT or a fatal error: shut down."""
 

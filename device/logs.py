@@ -8,9 +8,11 @@ with `add_secret` are masked in every record.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 
 _SYSLOG_PRIORITY = {
     logging.CRITICAL: 2,
@@ -77,3 +79,20 @@ def setup(level: str | int = "INFO", *, debug: bool = False) -> None:
     # Libraries that are chatty at DEBUG stay at WARNING unless asked.
     for noisy in ("asyncio", "aiohttp.access", "urllib3", "httpx", "httpcore", "mcp"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Silence C libraries (ALSA) that print straight to file descriptor 2."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

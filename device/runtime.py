@@ -13,7 +13,8 @@ import logging
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from .audio_in import AlsaCapture, Capture
 from .audio_out import AlsaPlayback, Mixer, PcmOutput
 from .button import ButtonError, ButtonSource, GpioButton, KeyboardButton
 from .config import Config
-from .control import socket_path
+from .control import ControlServer, socket_path
 from .events import Event, EventType, Inbox
 from .systemd import Notifier
 from .tts import PiperSynthesiser, Synthesiser, TtsError
@@ -32,6 +33,9 @@ _LOGGER = logging.getLogger(__name__)
 
 AgentFactory = Callable[[Config, Any], Any]
 """(config, ToolRegistry) -> an `agent.Agent` (or an awaitable of one): `run` and `inject`."""
+
+AgentWrapper = Callable[[Any], Any]
+"""Wraps the agent that was built (e.g. to print each step), keeping `run` and `inject`."""
 
 
 def vosk_model_path(config: Config) -> Path:
@@ -121,12 +125,14 @@ class NoModelAgent:
         """Nothing to correct without a model."""
 
 
-async def default_agent(config: Config, registry: Any, *, warm: bool = True) -> TurnAgent:
+async def default_agent(
+    config: Config, registry: Any, *, warm: bool = True
+) -> tuple[TurnAgent, list[Any]]:
     """`agent.Agent` over the configured chat model(s): local llama.cpp and/or DeepSeek.
 
-    The local model is loaded here, once. A missing or unloadable local file without a
-    remote key is logged in one line and gives a `NoModelAgent`; no remote key means
-    local only.
+    Returns the agent and the chat models it uses (for their owner to close). The local
+    model is loaded here, once. A missing or unloadable local file without a remote key is
+    logged in one line and gives a `NoModelAgent`; no remote key means local only.
     """
     from agent.errors import ModelUnavailable
     from agent.local import LocalModel
@@ -170,11 +176,12 @@ async def default_agent(config: Config, registry: Any, *, warm: bool = True) -> 
         )
     elif config.llm.policy != "local":
         _LOGGER.info("no remote API key: local model only")
+    backends = [m for m in (local, remote) if m is not None]
     try:
         model = build_model(llm.policy, local, remote)
     except ValueError as err:
         _LOGGER.warning("no language model: %s", err)
-        return NoModelAgent(config.language, str(err))
+        return NoModelAgent(config.language, str(err)), backends
     agent = Agent(
         registry,
         model,
@@ -195,14 +202,87 @@ async def default_agent(config: Config, registry: Any, *, warm: bool = True) -> 
             _LOGGER.info("system prompt cached in %.1f s", time.perf_counter() - started)
         except Exception as err:
             _LOGGER.warning("could not pre-fill the system prompt: %s", err)
-    return agent
+    return agent, [model, *backends]
 
 
-async def build_app(
+@dataclass(eq=False)
+class Runtime:
+    """Everything `xiaoting run` builds at start, owned in one place and closed by `close`.
+
+    `app` is the state machine; `agent`, `registry`, `player`, `mixer` and the chat
+    `models` are the parts it drives; `control` is the control socket (None for an
+    in-process command, which calls the App's methods directly); `closers` end what
+    `start_mcp` started. `close` is safe to call twice and after a failed start.
+    """
+
+    config: Config
+    app: App
+    agent: TurnAgent
+    registry: Any
+    player: BookPlayer | None
+    mixer: Mixer
+    models: list[Any] = field(default_factory=list)
+    control: ControlServer | None = None
+    closers: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)
+    closed: bool = False
+
+    async def start_control(self) -> None:
+        """Listen on the control socket; a failure is one warning and the App runs on."""
+        if self.control is None:
+            return
+        try:
+            await self.control.start()
+        except OSError as err:
+            _LOGGER.warning("control socket unavailable: %s", err)
+            self.control = None
+
+    async def serve(self) -> int:
+        """Run the App until a STOP event, then close everything; the exit status."""
+        try:
+            return await self.app.run()
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Close the control socket, MCP, player, mixer and chat models (each bounded)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.control is not None:
+            await self.control.close()
+        for close in self.closers:
+            try:
+                await asyncio.wait_for(close(), 5)
+            except Exception as err:
+                _LOGGER.warning("MCP shutdown: %s", err)
+        if self.player is not None:  # already closed by the App's shutdown when it ran
+            try:
+                await asyncio.wait_for(self.player.close(), 3.0)
+            except Exception as err:
+                _LOGGER.warning("player close: %s", err)
+        await asyncio.to_thread(self.mixer.close, 1.0)
+        seen: set[int] = set()
+        for model in self.models:
+            if id(model) in seen or not hasattr(model, "close"):
+                continue
+            seen.add(id(model))
+            try:
+                if inspect.iscoroutinefunction(model.close):
+                    await asyncio.wait_for(model.close(), 5)
+                else:
+                    await asyncio.to_thread(model.close)
+            except Exception as err:
+                _LOGGER.warning("closing the chat model %s: %s", type(model).__name__, err)
+
+
+async def build(
     config: Config,
     *,
     agent: TurnAgent | None = None,
     agent_factory: AgentFactory | None = None,
+    wrap_agent: AgentWrapper | None = None,
+    load_model: bool = True,
+    warm: bool = True,
     player: BookPlayer | None = None,
     output: PcmOutput | None = None,
     capture: Capture | None = None,
@@ -211,10 +291,13 @@ async def build_app(
     buttons: Sequence[ButtonSource] | None = None,
     inbox: Inbox | None = None,
     notifier: Notifier | None = None,
-) -> App:
-    """Every part of the App from `config`; any part may be passed in instead (tests).
+    control: bool = True,
+) -> Runtime:
+    """Every part from `config`, as a `Runtime`; any part may be passed in instead (tests).
 
     `recogniser`/`synthesiser` True means "load from models_dir", None means "none".
+    `load_model=False` gives a `NoModelAgent` (commands that only call tools); `warm`
+    pre-fills the system prompt; `control=False` opens no control socket.
     Raises only on programming errors; missing hardware and models are logged.
     """
     inbox = inbox or Inbox()
@@ -256,13 +339,21 @@ async def build_app(
         recogniser = loaded.pop(0)
     if synthesiser is True:
         synthesiser = loaded.pop(0)
+    registry = _make_registry(config, player)
+    models: list[Any] = []
     if agent is None:
-        registry = _make_registry(config, player)
-        made = (agent_factory or default_agent)(config, registry)
-        agent = await made if inspect.isawaitable(made) else made
+        if agent_factory is not None:
+            made = agent_factory(config, registry)
+            agent = await made if inspect.isawaitable(made) else made
+        elif load_model:
+            agent, models = await default_agent(config, registry, warm=warm)
+        else:
+            agent = NoModelAgent(config.language, "no model loaded for this command")
+    if wrap_agent is not None:
+        agent = wrap_agent(agent)
     if player is not None and hasattr(player, "subscribe"):
         player.subscribe(lambda state: inbox.post(Event(EventType.PLAYER_STATE, data=state)))
-    return App(
+    app = App(
         inbox,
         mixer,
         agent,
@@ -272,7 +363,7 @@ async def build_app(
         synthesiser=synthesiser or None,
         buttons=buttons,
         notifier=notifier or Notifier(),
-        control_path=str(socket_path(config.runtime_dir)),
+        registry=registry,
         language=config.language,
         timings=Timings(
             tap_seconds=config.button.tap_seconds,
@@ -280,6 +371,16 @@ async def build_app(
             max_utterance_seconds=config.button.max_utterance_seconds,
             release_tail_seconds=config.button.release_tail_seconds,
         ),
+    )
+    return Runtime(
+        config=config,
+        app=app,
+        agent=agent,
+        registry=registry,
+        player=player,
+        mixer=mixer,
+        models=models,
+        control=ControlServer(socket_path(config.runtime_dir), app) if control else None,
     )
 
 
@@ -393,13 +494,13 @@ def _trace_mcp_call(trace: Any) -> Callable[[str, Any], None] | None:
     return record
 
 
-async def start_mcp(config: Config, app: App) -> list[Callable[[], Any]]:
+async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
     """Connect the configured MCP servers and start the MCP server; returns closers.
 
     A server that cannot start (a non-loopback address without a token, a port in use) is
     logged in one line and the assistant runs without it.
     """
-    registry = getattr(app.agent, "registry", None)
+    registry = rt.registry
     if registry is None or not (config.mcp.servers or config.mcp.serve):
         return []
     from agent.mcp_bridge import McpBridgeError, McpClientManager, McpHttpServer, ServerSpec
@@ -421,7 +522,7 @@ async def start_mcp(config: Config, app: App) -> list[Callable[[], Any]]:
                 host=config.mcp.host,
                 port=config.mcp.port,
                 token=config.mcp.token,
-                on_call=_trace_mcp_call(getattr(app.agent, "trace", None)),
+                on_call=_trace_mcp_call(getattr(rt.agent, "trace", None)),
             )
             url = await server.start()
         except McpBridgeError as err:
@@ -439,20 +540,20 @@ async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> i
     # Loading a model on a Pi can outlast WatchdogSec: keep pinging while it loads.
     loading = asyncio.create_task(notifier.watchdog(lambda: True), name="watchdog-loading")
     try:
-        app = await build_app(config, agent_factory=agent_factory, notifier=notifier)
+        rt = await build(config, agent_factory=agent_factory, notifier=notifier)
     finally:
         loading.cancel()
-    closers = await start_mcp(config, app)
-    install_signal_handlers(app)
     try:
-        return await app.run()
+        rt.closers.extend(await start_mcp(config, rt))
+        await rt.start_control()
+        install_signal_handlers(rt.app)
+    except BaseException:
+        await rt.close()
+        raise
+    try:
+        return await rt.serve()
     finally:
         remove_signal_handlers()
-        for close in closers:
-            try:
-                await asyncio.wait_for(close(), 5)
-            except Exception as err:
-                _LOGGER.warning("MCP shutdown: %s", err)
 
 
 def main(config: Config) -> int:

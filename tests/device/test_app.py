@@ -24,7 +24,7 @@ from device_fakes import (
 
 from device.app import App, AppState, Timings
 from device.audio_out import BookMode, Mixer
-from device.control import control_request
+from device.control import ControlServer, control_request
 from device.events import Inbox
 from device.runtime import install_signal_handlers, remove_signal_handlers
 from device.systemd import Notifier
@@ -70,14 +70,21 @@ class Rig:
             synthesiser=self.synth,
             buttons=[self.button],
             notifier=notifier,
-            control_path=str(self.socket),
             timings=timings,
         )
+        self.control = ControlServer(self.socket, self.app)
         self.task: asyncio.Task | None = None
+
+    async def _serve(self) -> int:
+        try:
+            return await self.app.run()
+        finally:
+            await self.control.close()
 
     async def start(self) -> Rig:
         self.mixer.start()
-        self.task = asyncio.create_task(self.app.run())
+        await self.control.start()
+        self.task = asyncio.create_task(self._serve())
         await self.wait(S.IDLE)
         return self
 

@@ -1,4 +1,4 @@
-"""build_app start-up checks, doctor facts, and the control client against a dead socket."""
+"""Runtime start-up checks, closing, and the control client against a dead socket."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from device_fakes import FakeAgent, FakeCapture, FakePlayer, RecordingOutput
 
 from device.config import dev_config
 from device.control import ControlError, control_request
-from device.facts import alsa_pcms, check_capture, check_gpio, check_playback
-from device.runtime import build_app
+from device.runtime import build
 
 
 @pytest.fixture(autouse=True)
@@ -31,23 +30,27 @@ async def test_build_app_logs_missing_parts_and_keeps_working(tmp_path, caplog) 
         button={"gpio": True, "pin_factory": "mock", "keyboard": False},
     )
     with caplog.at_level(logging.INFO):
-        app = await asyncio.wait_for(
-            build_app(
+        player = FakePlayer()
+        rt = await asyncio.wait_for(
+            build(
                 config,
                 agent=FakeAgent("ok"),
-                player=FakePlayer(),
+                player=player,
                 output=RecordingOutput(),
                 capture=FakeCapture(),
             ),
             10,
         )
-        task = asyncio.create_task(app.run())
+        app = rt.app
+        await rt.start_control()
+        task = asyncio.create_task(rt.serve())
         await asyncio.wait_for(app.wait_state("idle"), 3)
         reply = await asyncio.wait_for(
-            control_request(app.control.path, {"cmd": "ask", "text": "hi"}), 5
+            control_request(rt.control.path, {"cmd": "ask", "text": "hi"}), 5
         )
         app.request_stop()
         assert await asyncio.wait_for(task, 5) == 0
+    assert rt.closed and not rt.control.path.exists() and player.bookmarks_saved
     assert reply["ok"] and reply["answer"] == "ok"
     assert app.recogniser is None and app.synthesiser is None
     assert "gpio" in app.buttons
@@ -59,8 +62,8 @@ async def test_build_app_logs_missing_parts_and_keeps_working(tmp_path, caplog) 
 async def test_unusable_gpio_is_one_line_and_not_fatal(tmp_path, caplog) -> None:
     config = dev_config(tmp_path, button={"gpio": True, "pin_factory": "nope", "keyboard": False})
     with caplog.at_level(logging.WARNING):
-        app = await asyncio.wait_for(
-            build_app(
+        rt = await asyncio.wait_for(
+            build(
                 config,
                 agent=FakeAgent(),
                 player=FakePlayer(),
@@ -71,34 +74,62 @@ async def test_unusable_gpio_is_one_line_and_not_fatal(tmp_path, caplog) -> None
             ),
             10,
         )
-    app.mixer.close()
-    assert app.buttons == {}
+    await asyncio.wait_for(rt.close(), 5)
+    assert rt.app.buttons == {}
     gpio_lines = [r for r in caplog.records if "GPIO button off" in r.getMessage()]
     assert len(gpio_lines) == 1
-
-
-def test_doctor_facts_never_raise(tmp_path, alsa_file_devices) -> None:
-    raw = tmp_path / "in.raw"
-    raw.write_bytes(bytes(8192))
-    good = dev_config(
-        tmp_path,
-        audio={"capture_device": f"xt_cap:INFILE={raw}", "playback_device": "xt_play"},
-        button={"pin_factory": "mock"},
-    )
-    assert check_capture(good).ok
-    assert check_playback(good).ok
-    gpio = check_gpio(good)
-    assert gpio.ok and gpio.extra == {"pressed": False}
-    bad = dev_config(
-        tmp_path,
-        audio={"capture_device": "xiaoting_missing", "playback_device": "xiaoting_missing"},
-        button={"pin_factory": "nope"},
-    )
-    for fact in (check_capture(bad), check_playback(bad), check_gpio(bad)):
-        assert not fact.ok and fact.detail
-    assert "xt_cap" in alsa_pcms()["capture"]
 
 
 async def test_control_client_reports_a_missing_service(tmp_path) -> None:
     with pytest.raises(ControlError, match="is xiaoting running"):
         await asyncio.wait_for(control_request(tmp_path / "none.sock", {"cmd": "status"}), 3)
+
+
+class ClosingModel:
+    """A chat model that records being closed (sync close, as LocalModel's)."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class AsyncClosingModel(ClosingModel):
+    """A chat model with an async close (as RemoteModel's)."""
+
+    async def close(self) -> None:  # type: ignore[override]
+        self.closed += 1
+
+
+async def test_runtime_closes_every_part_once_even_without_running(tmp_path) -> None:
+    config = dev_config(tmp_path, button={"gpio": False, "keyboard": False})
+    player = FakePlayer()
+    output = RecordingOutput()
+    rt = await asyncio.wait_for(
+        build(
+            config,
+            agent=FakeAgent(),
+            player=player,
+            output=output,
+            capture=FakeCapture(),
+            recogniser=None,
+            synthesiser=None,
+        ),
+        10,
+    )
+    sync_model, async_model = ClosingModel(), AsyncClosingModel()
+    rt.models = [sync_model, async_model, sync_model]
+    closed: list[str] = []
+
+    async def mcp_close() -> None:
+        closed.append("mcp")
+
+    rt.closers.append(mcp_close)
+    await rt.start_control()
+    assert rt.control is not None and rt.control.path.exists()
+    await asyncio.wait_for(rt.close(), 5)
+    await asyncio.wait_for(rt.close(), 5)
+    assert sync_model.closed == 1 and async_model.closed == 1 and closed == ["mcp"]
+    assert player.bookmarks_saved and not output.is_open
+    assert not rt.control.path.exists()

@@ -25,7 +25,7 @@ from device.app import AppState
 from device.asr import VoskRecogniser
 from device.demo import encode_episode
 from device.resample import convert_once
-from device.runtime import build_app, load_synthesiser
+from device.runtime import build, load_synthesiser
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -145,10 +145,9 @@ async def test_press_speak_answer_play(
     )
     synthesiser = RecordingSynthesiser(load_synthesiser(cfg))
     recogniser = VoskRecogniser(vosk_ko_path, phrases=KO_PHRASES)
-    app = await asyncio.wait_for(
-        build_app(cfg, recogniser=recogniser, synthesiser=synthesiser), 120
-    )
-    runner = asyncio.create_task(app.run())
+    rt = await asyncio.wait_for(build(cfg, recogniser=recogniser, synthesiser=synthesiser), 120)
+    app = rt.app
+    runner = asyncio.create_task(rt.serve())
     try:
         await asyncio.wait_for(app.wait_state(AppState.IDLE), 30)
         pin = app.buttons["gpio"].button.pin

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from device import models
+from device import model_files as models
 from device.cli import main
 
 pytestmark = pytest.mark.usefixtures("restore_logging")
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("restore_logging")
 @pytest.fixture
 def bad_config(tmp_path) -> Path:
     path = tmp_path / "bad.toml"
-    path.write_text("[audio]\ncapture_rate = 5\n")
+    path.write_text("[audio]\nplayback_rate = 5\n")
     return path
 
 
@@ -46,7 +46,7 @@ def test_bad_config_exits_2_with_one_line(bad_config, capsys, where):
     lines = error_lines(capsys)
     assert len(lines) == 1, lines
     assert str(bad_config) in lines[0]
-    assert "audio.capture_rate" in lines[0]
+    assert "audio.playback_rate" in lines[0]
     assert "Traceback" not in lines[0]
 
 
@@ -66,7 +66,7 @@ def test_good_config_before_or_after_subcommand(good_config, capsys, where):
 
 def test_config_after_subcommand_overrides_the_one_before(good_config, bad_config, capsys):
     assert main(["--config", str(good_config), "models", "list", "--config", str(bad_config)]) == 2
-    assert "audio.capture_rate" in capsys.readouterr().err
+    assert "audio.playback_rate" in capsys.readouterr().err
 
 
 def test_missing_config_file_exits_2(tmp_path, capsys):

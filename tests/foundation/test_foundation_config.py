@@ -28,7 +28,7 @@ def test_defaults_load(monkeypatch):
     cfg = config_mod.load(None)
     assert cfg == Config()
     assert cfg.source == "<defaults>"
-    assert cfg.language == "zh" and cfg.audio.capture_rate == 16000
+    assert cfg.language == "zh" and cfg.audio.playback_rate == 48000
     assert not cfg.remote_enabled
 
 
@@ -42,12 +42,12 @@ def test_empty_file_gives_defaults(tmp_path, monkeypatch):
 def test_values_are_read_and_lists_become_tuples(tmp_path):
     path = write(
         tmp_path,
-        'language = "en"\n[audio]\ncapture_rate = 44100\ncapture_gain = 2\n'
+        'language = "en"\n[audio]\nplayback_rate = 44100\ncapture_gain = 2\n'
         '[library]\npaths = ["/a", "/b"]\n[[mcp.servers]]\nname = "w"\ncommand = ["x", "-y"]\n',
     )
     cfg = config_mod.load(path)
     assert cfg.language == "en"
-    assert cfg.audio.capture_rate == 44100
+    assert cfg.audio.playback_rate == 44100
     assert cfg.audio.capture_gain == 2.0 and isinstance(cfg.audio.capture_gain, float)
     assert cfg.library.paths == ("/a", "/b")
     assert cfg.mcp.servers[0].command == ("x", "-y")
@@ -56,8 +56,8 @@ def test_values_are_read_and_lists_become_tuples(tmp_path):
 
 BAD = [
     # (TOML text, dotted key, words the message must contain)
-    ('[audio]\ncapture_rate = "fast"\n', "audio.capture_rate", "whole number"),
-    ("[audio]\ncapture_rate = 5\n", "audio.capture_rate", "between 8000 and 192000"),
+    ('[audio]\nplayback_rate = "fast"\n', "audio.playback_rate", "whole number"),
+    ("[audio]\nplayback_rate = 5\n", "audio.playback_rate", "between 8000 and 192000"),
     ("[audio]\nduck_volume = 1.5\n", "audio.duck_volume", "between"),
     ("[button]\npin = true\n", "button.pin", "whole number"),
     ("[button]\npin = 99\n", "button.pin", "between"),
@@ -103,8 +103,8 @@ def test_validate_rechecks_a_replaced_value():
     cfg = dataclasses.replace(Config(), language="fr")
     with pytest.raises(ConfigError, match="language"):
         config_mod.validate(cfg)
-    bad_audio = dataclasses.replace(Config(), audio=config_mod.AudioConfig(capture_rate=1))
-    with pytest.raises(ConfigError, match=r"audio\.capture_rate"):
+    bad_audio = dataclasses.replace(Config(), audio=config_mod.AudioConfig(playback_rate=1))
+    with pytest.raises(ConfigError, match=r"audio\.playback_rate"):
         config_mod.validate(bad_audio)
 
 
@@ -189,3 +189,11 @@ def test_example_config_documents_every_key():
     assert _missing_keys(Config, table) == []
     # The commented-out examples are valid too.
     config_mod.from_dict(table, "config.example.toml (uncommented)")
+
+
+def test_obsolete_key_is_one_warning_not_a_failed_start(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="device.config"):
+        cfg = config_mod.load(write(tmp_path, "[audio]\ncapture_rate = 16000\n"))
+    assert cfg.audio == config_mod.AudioConfig()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and lines[0].startswith("audio.capture_rate: ignored")

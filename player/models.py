@@ -81,11 +81,17 @@ class AlbumDetail:
 
 @dataclass(frozen=True)
 class SearchPage:
-    """One page of search results: the albums on it and the total number of matches."""
+    """One page of search results: the albums on it and the total number of matches.
+
+    `failed` names the sources that could not answer (speakable: "懒人听书", a feed's title);
+    `stale` names those whose last good results were served instead.
+    """
 
     albums: tuple[Album, ...]
     total: int
     page: int = 1
+    failed: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
 
 
 @runtime_checkable

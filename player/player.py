@@ -65,7 +65,7 @@ class Player(PlayerTools):
 
     ``Player(*, library_paths, cache_dir, state_dir, sink, feeds=(), librivox_url=None,
     json_sources=(), sources=(), cache_max_bytes=2 GiB, bookmark_interval=5.0 s,
-    prefetch_next=True, language="zh", page_size=5, download_retries=3)``.
+    prefetch_next=True, language="zh", page_size=5, download_retries=3, source_timeout=8.0 s)``.
     `json_sources` items are `JsonSourceSpec`s, dicts or config objects with the same field
     names; `sources` adds any other `CatalogSource`. Call `await start()` before use and
     `await close()` at exit (it saves the bookmark; the sink is the caller's to close).
@@ -90,6 +90,7 @@ class Player(PlayerTools):
         download_retries: int = 3,
         download_retry_delay: float = 0.5,
         opener: Opener | None = None,
+        source_timeout: float = 8.0,
     ) -> None:
         """See the class docstring; `opener(path, mode)` opens partial download files."""
         self.language = "en" if language == "en" else "zh"
@@ -100,18 +101,20 @@ class Player(PlayerTools):
         self.state_dir = Path(state_dir)
         self.store = Store(self.state_dir / "player.sqlite3")
         self.cache = Cache(Path(cache_dir), self.store, max_bytes=cache_max_bytes)
-        self.http = Http()
+        self.http = Http(timeout=source_timeout, language=self.language)
         self.library = LocalLibrary([Path(p) for p in library_paths])
         all_sources: list[CatalogSource] = [self.library]
         feeds = list(feeds)
         if feeds:
-            all_sources.append(FeedSource(feeds, self.http))
+            all_sources.append(FeedSource(feeds, self.http, timeout=source_timeout))
         if librivox_url:
             all_sources.append(LibriVoxSource(self.http, base_url=librivox_url))
         for spec in json_sources:
             all_sources.append(JsonSource(JsonSourceSpec.from_any(spec), self.http))
         all_sources.extend(sources)
-        self.catalog = Catalog(all_sources)
+        self.catalog = Catalog(
+            all_sources, source_timeout=source_timeout + 0.25, language=self.language
+        )
         self.downloader = Downloader(
             self.cache,
             self.store,
@@ -242,6 +245,7 @@ class Player(PlayerTools):
         best = max(candidates, key=lambda a: match_score(keyword, a.title, a.author), default=None)
         if best is not None and match_score(keyword, best.title, best.author) >= SUBSTRING:
             return await self.album_detail(best.id)
+        note = ""
         if any(s.remote for s in self.catalog.sources):
             try:
                 found = await self.catalog.search(keyword, page_size=1)
@@ -251,8 +255,11 @@ class Player(PlayerTools):
             else:
                 if found.albums:
                     return await self.album_detail(found.albums[0].id)
+                note = self.catalog.note(found)
         if best is not None:
             return await self.album_detail(best.id)
+        if note:  # a source that could not answer is not a "not found"
+            raise SourceError(say(self.language, "none_found_partial", keyword=keyword, note=note))
         raise NotFoundError(say(self.language, "none_found", keyword=keyword))
 
     def find_episode(self, detail: AlbumDetail, section: int) -> Episode:

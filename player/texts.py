@@ -53,6 +53,47 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "no_episodes": ("{album}没有可以播放的集", "{album} has no playable episodes"),
 }  # fmt: skip
 
+# Catalogs over the network and downloads: which source failed, and why, in words.
+NETWORK_MESSAGES: dict[str, tuple[str, str]] = {
+    "local_label": ("本地", "the local library"),
+    "source_status": ("{source}返回错误{status}", "{source} answered with error {status}"),
+    "source_too_big": ("{source}返回的数据太大", "{source} sent more data than allowed"),
+    "source_cut": ("{source}的数据没有传完", "{source} sent an incomplete answer"),
+    "source_redirects": ("{source}的地址一直在跳转", "{source} redirects in a loop"),
+    "source_timeout": ("{source}响应太慢", "{source} did not answer in time"),
+    "source_unreachable": ("{source}连不上", "{source} is unreachable"),
+    "source_not_json": ("{source}返回的不是JSON", "{source} did not answer with JSON"),
+    "source_bad_data": ("{source}返回的数据格式不对", "{source} answered in an unexpected format"),
+    "source_api_error": ("{source}报错: {msg}", "{source} reported an error: {msg}"),
+    "source_bad_feed": ("{source}的订阅无法读取", "the feed {source} cannot be read"),
+    "sources_down": ("{sources}暂时连不上", "{sources} unreachable"),
+    "sources_stale": ("{sources}连不上，用的是上次的结果", "{sources} unreachable, showing earlier results"),
+    "found_partial": ("{found}（{note}）", "{found} ({note})"),
+    "none_found_partial": ("没有找到“{keyword}”，{note}", "Nothing found for \"{keyword}\"; {note}"),
+    "all_down": ("有声书来源暂时都连不上，请稍后再试", "No audiobook source can be reached now; please try later"),
+    "playing_cached": ("正在播放(已缓存): {album} 第{section}集{title}", "Playing (cached): {album}, episode {section}{title}"),
+    "dl_stalled": ("网络卡住了，下载没完成，下次会接着下载", "The network stalled; the download will continue later"),
+    "dl_dropped": ("网络断了，下载没完成，下次会接着下载", "The connection dropped; the download will continue later"),
+    "dl_redirects": ("下载地址一直在跳转，下载失败", "The download address redirects in a loop"),
+    "dl_bad_url": ("这一集的下载地址不对", "This episode's download address is not valid"),
+    "dl_not_found": ("找不到这一集的音频文件", "The audio file of this episode was not found"),
+    "dl_http": ("下载失败，服务器返回{status}", "The download failed: the server answered {status}"),
+    "dl_busy": ("服务器忙，请{seconds}秒后再试", "The server is busy; try again in {seconds} seconds"),
+    "dl_server": ("服务器出错({status})，下载没完成，稍后会再试", "The server failed ({status}); the download will be retried later"),
+    "dl_size": ("下载的文件大小不对", "The downloaded file has the wrong size"),
+    "dl_short": ("下载的文件不完整，下次会接着下载", "The downloaded file is incomplete; it will continue later"),
+    "dl_not_audio": ("下载到的是网页，不是音频", "The download is a web page, not audio"),
+    "dl_undecodable": ("下载的文件不是能播放的音频", "The downloaded file is not playable audio"),
+    "dl_disk_full": ("存储空间不够，下载失败", "Not enough storage space for the download"),
+    "dl_read_only": ("存储是只读的，无法下载", "The storage is read-only; nothing can be downloaded"),
+    "dl_write": ("写缓存文件失败: {error}", "Writing the cache file failed: {error}"),
+    "dl_superseded": ("下载已取消，换成了新的请求", "Download cancelled for a newer request"),
+    "dl_failed": ("{album} 第{section}集下载失败: {error}", "Download of {album} episode {section} failed: {error}"),
+    "dl_queued": ("排队等待下载", "queued"),
+    "bad_location": ("{album} 第{section}集的地址不安全，已拒绝", "The address of {album} episode {section} is not allowed"),
+}  # fmt: skip
+MESSAGES.update(NETWORK_MESSAGES)
+
 
 def say(language: str, key: str, **values: object) -> str:
     """The message `key` in `language` ("zh" or "en"), formatted with `values`."""

@@ -55,9 +55,12 @@ class PlayerTools:
             raise BadInputError(say(self.language, "empty_keyword"))
         page = max(1, int(page))
         found = await self.catalog.search(keyword, page=page, page_size=self.page_size)
+        note = self.catalog.note(found)
         if not found.albums:
             if page > 1 and found.total:
                 return say(self.language, "no_page", keyword=keyword, page=page)
+            if note:  # a source that could not answer is not a "not found"
+                return say(self.language, "none_found_partial", keyword=keyword, note=note)
             return say(self.language, "none_found", keyword=keyword)
         first = (page - 1) * self.page_size
         items = " ".join(
@@ -66,8 +69,10 @@ class PlayerTools:
             for i, a in enumerate(found.albums, start=1)
         )  # fmt: skip
         if page > 1:
-            return say(self.language, "found_page", page=page, total=found.total, items=items)
-        return say(self.language, "found", total=found.total, items=items)
+            text = say(self.language, "found_page", page=page, total=found.total, items=items)
+        else:
+            text = say(self.language, "found", total=found.total, items=items)
+        return say(self.language, "found_partial", found=text, note=note) if note else text
 
     async def get_album_detail(self, album_id: str, keyword: str = "") -> str:
         """List an album's episodes (section numbers and titles) and where it was left off.

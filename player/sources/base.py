@@ -2,20 +2,24 @@
 
 A source answers `search(keyword, page=, page_size=)` with a `SearchPage` and
 `album(album_id)` with an `AlbumDetail`. Ids are prefixed with the source's `prefix`
-("lib:", "rss:", "lv:", "json:"), which is how `Catalog.album` routes them. A failing source
-is logged and skipped, so one dead server never hides the local library.
+("lib:", "rss:", "lv:", "json:"), which is how `Catalog.album` routes them. Sources are asked
+concurrently, each within its own timeout; a failing one is logged and named in the page's
+`failed`, so one dead server never hides the others and is never mistaken for "not found".
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
+import time
 from typing import Protocol
 
 from ..errors import NotFoundError, PlayerError, SourceError
 from ..models import Album, AlbumDetail, SearchPage
 from ..textmatch import match_score
+from ..texts import say
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -52,12 +56,22 @@ def rank(keyword: str, albums: list[Album]) -> list[Album]:
 
 
 class Catalog:
-    """All configured sources as one: merged, ranked search and id-routed album lookup."""
+    """All configured sources as one: merged, ranked search and id-routed album lookup.
 
-    def __init__(self, sources: list[CatalogSource], *, source_timeout: float = 8.0) -> None:
+    Every source is asked at once and may take at most `source_timeout` seconds, so a dead
+    source costs its own timeout and never hides the others. A source that fails is named
+    in the page's `failed`; its last good answer for the same keyword, when there is one,
+    is served instead and named in `stale`.
+    """
+
+    def __init__(
+        self, sources: list[CatalogSource], *, source_timeout: float = 8.0, language: str = "zh"
+    ) -> None:
         """`source_timeout`: seconds one source may take before it is skipped in a search."""
         self.sources = list(sources)
         self.source_timeout = source_timeout
+        self.language = language
+        self._last_good: dict[tuple[str, str, int], SearchPage] = {}
 
     def source_for(self, album_id: str) -> CatalogSource:
         """The source whose prefix starts `album_id`; raises NotFoundError."""
@@ -66,14 +80,35 @@ class Catalog:
                 return source
         raise NotFoundError(f"没有这个专辑: {album_id}")
 
-    async def _one(self, source: CatalogSource, keyword: str, limit: int) -> SearchPage | None:
+    def label(self, source: CatalogSource) -> str:
+        """The speakable name of a source ("本地", "LibriVox", "懒人听书")."""
+        if not source.remote and source.prefix == "lib:":
+            return say(self.language, "local_label")
+        return str(getattr(source, "label", "") or source.prefix.rstrip(":"))
+
+    async def _one(self, source: CatalogSource, keyword: str, limit: int) -> SearchPage:
+        """One source's answer; on failure its last good one, or an empty page naming it."""
+        key = (source.prefix, keyword, limit)
+        started = time.monotonic()
         try:
-            return await asyncio.wait_for(
-                source.search(keyword, page=1, page_size=limit), self.source_timeout
-            )
+            async with asyncio.timeout(self.source_timeout):
+                result = await source.search(keyword, page=1, page_size=limit)
         except (PlayerError, TimeoutError, OSError) as err:
-            _LOGGER.warning("catalog %s: search %r failed: %s", source.prefix, keyword, err)
-            return None
+            reason = str(err) or say(self.language, "source_timeout", source=self.label(source))
+            _LOGGER.warning(
+                "catalog %s: search %r failed after %.1f s: %s",
+                source.prefix, keyword, time.monotonic() - started, reason,
+            )  # fmt: skip
+            earlier = self._last_good.get(key)
+            name = self.label(source)
+            if earlier is not None:
+                return dataclasses.replace(earlier, failed=(name,), stale=(name,))
+            return SearchPage((), 0, 1, failed=(name,))
+        if not result.failed:
+            self._last_good[key] = result
+            if len(self._last_good) > 256:
+                self._last_good.pop(next(iter(self._last_good)))
+        return result
 
     async def search(
         self, keyword: str, *, page: int = 1, page_size: int = 5, remote: bool = True
@@ -81,34 +116,56 @@ class Catalog:
         """One page of albums from every source (or only local ones when `remote` is False).
 
         Each source is asked for its first `page * page_size` matches; the union is ranked
-        (exact title first) and sliced. Raises SourceError only when every source failed.
+        (exact title first) and sliced. Sources that failed are named in `failed` (and in
+        `stale` when their earlier answer was used); raises SourceError only when every
+        source failed and nothing earlier can be served.
         """
         sources = [s for s in self.sources if remote or not s.remote]
         limit = min(max(page, 1) * page_size, 100)
         pages = await asyncio.gather(*(self._one(s, keyword, limit) for s in sources))
-        if sources and all(p is None for p in pages):
-            raise SourceError("有声书来源暂时都连不上，请稍后再试")
+        failed = tuple(dict.fromkeys(n for p in pages for n in p.failed))
+        stale = tuple(dict.fromkeys(n for p in pages for n in p.stale))
+        if sources and all(p.failed and not p.albums for p in pages):
+            raise SourceError(say(self.language, "all_down"))
         albums: list[Album] = []
         total = 0
         for result in pages:
-            if result is not None:
-                albums.extend(result.albums)
-                total += result.total
+            albums.extend(result.albums)
+            total += result.total
         ranked = rank(keyword, albums)
         # Sources that search server-side may return matches our ranking cannot see
         # (e.g. by author); keep them after the ranked ones.
         seen = {a.id for a in ranked}
         ranked.extend(a for a in albums if a.id not in seen)
+        unique = list({a.id: a for a in reversed(ranked)}.values())[::-1]
         start = (max(page, 1) - 1) * page_size
-        return SearchPage(tuple(ranked[start : start + page_size]), max(total, len(ranked)), page)
+        return SearchPage(
+            tuple(unique[start : start + page_size]), max(total, len(unique)), page,
+            failed=failed, stale=stale,
+        )  # fmt: skip
+
+    def note(self, found: SearchPage) -> str:
+        """A speakable note on the sources that failed in `found` ("懒人听书暂时连不上"), or ""."""
+        down = [n for n in found.failed if n not in found.stale]
+        parts = []
+        if down:
+            parts.append(say(self.language, "sources_down", sources="、".join(down)
+                             if self.language == "zh" else ", ".join(down)))  # fmt: skip
+        if found.stale:
+            joined = ("、" if self.language == "zh" else ", ").join(found.stale)
+            parts.append(say(self.language, "sources_stale", sources=joined))
+        return ("；" if self.language == "zh" else "; ").join(parts)
 
     async def album(self, album_id: str) -> AlbumDetail:
         """The album with this id and its episodes; raises NotFoundError or SourceError."""
         source = self.source_for(album_id)
         try:
-            return await asyncio.wait_for(source.album(album_id), self.source_timeout)
+            async with asyncio.timeout(self.source_timeout):
+                return await source.album(album_id)
         except TimeoutError as err:
-            raise SourceError("来源响应太慢，请稍后再试") from err
+            raise SourceError(
+                say(self.language, "source_timeout", source=self.label(source))
+            ) from err
 
     def known_titles(self) -> list[str]:
         """Titles every source knows without a network request, deduplicated, in order."""

@@ -45,6 +45,7 @@ class LibriVoxSource:
 
     prefix = "lv:"
     remote = True
+    label = "LibriVox"
 
     def __init__(self, http: Http, *, base_url: str = DEFAULT_URL) -> None:
         """`base_url`: the API root, without a trailing "/audiobooks"."""
@@ -64,7 +65,7 @@ class LibriVoxSource:
     async def _books(self, **params: str) -> list[dict[str, Any]]:
         params = {"format": "json", "extended": "1", **params}
         data = await self.http.get_json(
-            f"{self.base_url}/audiobooks/", params=params, missing_ok=True
+            f"{self.base_url}/audiobooks/", params=params, missing_ok=True, name=self.label
         )
         if not isinstance(data, dict):
             raise SourceError("LibriVox 返回的数据格式不对")

@@ -1,27 +1,46 @@
 """Podcast RSS/Atom feeds as albums, parsed with feedparser.
 
 Each configured feed URL is one album ("rss:<hash of the URL>"). Episodes are the entries
-with an audio enclosure; their sections come from ``itunes:episode`` when every entry has
-a distinct one, else from publication date (oldest first) when every entry has a distinct
-date, else from document order. Feeds are fetched on demand and kept for `ttl` seconds;
-a feed that is not XML, is truncated or has no audio is logged and skipped.
+with an audio enclosure (by MIME type, or by file extension when the type is missing or
+generic); enclosure URLs are stripped and resolved against the feed's URL, and only http(s)
+ones are kept, so a feed can never make the player open a local file. Entries repeating an
+earlier guid or URL are dropped. An episode's number is the one the feed gives
+(``itunes:episode``), else one in its title ("第3集", "Ep 3", "Chapter 3"); entries with
+neither take the free numbers in date order (oldest first), or in document order without
+dates. Titles given as HTML are unescaped once and stripped of tags.
+
+Feeds are fetched concurrently, each within `timeout` seconds, and kept for `ttl` seconds;
+a feed that fails is named in the search page's `failed` and its last good copy is used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
+import re
 import time
 from dataclasses import dataclass
+from pathlib import PurePosixPath
+from urllib.parse import urljoin, urlsplit
 
 import feedparser
 
 from ..errors import NotFoundError, SourceError
-from ..http import Http
+from ..http import Http, source_name
 from ..models import Album, AlbumDetail, Episode, SearchPage
+from ..numbers import _ENGLISH, _MARKED, _to_int
+from ..texts import say
 from .base import rank, stable_id
 
 _LOGGER = logging.getLogger(__name__)
+
+AUDIO_SUFFIXES = frozenset(
+    {".mp3", ".m4a", ".m4b", ".aac", ".opus", ".ogg", ".oga", ".flac", ".wav", ".wma", ".spx"}
+)
+_GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream")
+_LEADING_NUMBER = re.compile(r"^\s*[#№]?\s*(\d{1,4})(?:\s*[.:、．_)\]-]|\s+\D)")
+_TAGS = re.compile(r"<[^>]+>")
 
 
 @dataclass
@@ -38,15 +57,34 @@ def _int(value: object) -> int | None:
     return number if number > 0 else None
 
 
-def _audio_url(entry: dict) -> str | None:
-    for link in entry.get("enclosures", []) or []:
-        href = link.get("href") or link.get("url")
-        kind = (link.get("type") or "").lower()
-        if href and (kind.startswith("audio") or not kind or "octet-stream" in kind):
-            return href
-    for link in entry.get("links", []) or []:
-        if link.get("rel") == "enclosure" and link.get("href"):
-            return link["href"]
+def remote_url(base: str, href: object) -> str | None:
+    """`href` stripped and resolved against `base`; None unless it is an http(s) URL."""
+    if not isinstance(href, str) or not href.strip():
+        return None
+    url = urljoin(base, href.strip())
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return url
+
+
+def is_audio(kind: str, url: str) -> bool:
+    """True for an enclosure of an audio MIME type, or of a generic one with an audio suffix."""
+    kind = (kind or "").split(";")[0].strip().lower()
+    if kind.startswith("audio/"):
+        return True
+    if kind in _GENERIC_TYPES:
+        return PurePosixPath(urlsplit(url).path).suffix.lower() in AUDIO_SUFFIXES
+    return False
+
+
+def _audio_url(entry: dict, base: str) -> str | None:
+    links = list(entry.get("enclosures", []) or [])
+    links += [k for k in entry.get("links", []) or [] if k.get("rel") == "enclosure"]
+    for link in links:
+        url = remote_url(base, link.get("href") or link.get("url"))
+        if url and is_audio(link.get("type") or "", url):
+            return url
     return None
 
 
@@ -62,44 +100,106 @@ def _duration(value: object) -> float:
     return seconds
 
 
-def parse_feed(album_id: str, body: bytes) -> AlbumDetail:
-    """An album from a feed document; raises SourceError when it is unusable."""
-    parsed = feedparser.parse(body)
-    entries = [e for e in parsed.entries if _audio_url(e)]
+def title_number(title: str) -> int | None:
+    """The episode number a title states: "第3集", "Ep 3", "Chapter 3", "03. …"; or None.
+
+    A bare number elsewhere in a title ("2024 年终回顾", "Top 10 books") is not a number.
+    """
+    for match in _MARKED.finditer(title):
+        if match.group(0).startswith("第") or match.group(2):
+            value = _to_int(match.group(1) or match.group(2))
+            if value:
+                return value
+    match = _ENGLISH.search(title) or _LEADING_NUMBER.match(title)
+    if match:
+        return int(match.group(1)) or None
+    return None
+
+
+def _text(detail: object, value: object) -> str:
+    """A feed text field as plain text: HTML ones unescaped once and stripped of tags."""
+    text = str(value or "")
+    kind = getattr(detail, "get", lambda _k, _d=None: "")("type", "") or ""
+    if "html" in kind:
+        text = html.unescape(_TAGS.sub("", text))
+    return " ".join(text.split())
+
+
+def parse_feed(
+    album_id: str, body: bytes, *, url: str = "", content_type: str = "", language: str = "zh"
+) -> AlbumDetail:
+    """An album from a feed document fetched from `url`; raises SourceError when unusable.
+
+    `content_type` (the response header) gives the charset when the document does not;
+    `language` is that of the error message.
+    """
+    headers = {"content-location": url} if url else {}
+    if content_type:
+        headers["content-type"] = content_type
+    parsed = feedparser.parse(body, response_headers=headers)
+    name = source_name(url) if url else album_id
+    seen: set[str] = set()
+    entries: list[tuple[dict, str]] = []
+    skipped = 0
+    for entry in parsed.entries:
+        audio = _audio_url(entry, url)
+        if audio is None:
+            skipped += 1
+            continue
+        guid = str(entry.get("id") or "")
+        if audio in seen or (guid and guid in seen):
+            skipped += 1
+            continue
+        seen.update({audio, guid} - {""})
+        entries.append((entry, audio))
     if not entries:
         reason = getattr(parsed, "bozo_exception", None) or "no audio entries"
-        raise SourceError(f"订阅源无法读取: {reason}")
-    numbers = [_int(e.get("itunes_episode")) for e in entries]
-    dates = [e.get("published_parsed") or e.get("updated_parsed") for e in entries]
-    if all(numbers) and len(set(numbers)) == len(numbers):
-        order = sorted(range(len(entries)), key=lambda i: numbers[i])
-        sections = [numbers[i] for i in order]
-    else:
-        if all(dates) and len(set(map(tuple, dates))) == len(dates):
-            order = sorted(range(len(entries)), key=lambda i: tuple(dates[i]))
-        else:
-            order = list(range(len(entries)))
-        sections = list(range(1, len(entries) + 1))
-    episodes = tuple(
-        Episode(
-            album_id=album_id,
-            section=int(section),
-            title=str(entries[i].get("title") or f"第{section}集"),
-            location=str(_audio_url(entries[i])),
-            duration=_duration(entries[i].get("itunes_duration", 0)),
-        )
-        for section, i in zip(sections, order, strict=True)
+        _LOGGER.warning("feed %s unusable: %s", name, reason)
+        raise SourceError(say(language, "source_bad_feed", source=name))
+    if skipped:
+        _LOGGER.info("feed %s: %d entries without audio or repeated, skipped", name, skipped)
+    titles = [_text(e.get("title_detail"), e.get("title")) for e, _u in entries]
+    numbers: list[int | None] = []
+    taken: set[int] = set()
+    for (entry, _url), title in zip(entries, titles, strict=True):
+        number = _int(entry.get("itunes_episode")) or title_number(title)
+        if number in taken:
+            number = None  # a second "episode 1" (a new season, a repost) is numbered by date
+        if number:
+            taken.add(number)
+        numbers.append(number)
+    unnumbered = [i for i, n in enumerate(numbers) if n is None]
+    dates = {i: entries[i][0].get("published_parsed") or entries[i][0].get("updated_parsed")
+             for i in unnumbered}  # fmt: skip
+    if unnumbered and all(dates.values()):
+        unnumbered.sort(key=lambda i: (tuple(dates[i]), i))
+    free = (n for n in range(1, len(entries) + len(taken) + 1) if n not in taken)
+    for i in unnumbered:
+        numbers[i] = next(free)
+    episodes = sorted(
+        (
+            Episode(
+                album_id=album_id,
+                section=int(number or 0),
+                title=title or f"第{number}集",
+                location=audio,
+                duration=_duration(entry.get("itunes_duration", 0)),
+            )
+            for (entry, audio), title, number in zip(entries, titles, numbers, strict=True)
+        ),
+        key=lambda e: e.section,
     )
     feed = parsed.feed
     album = Album(
         id=album_id,
-        title=str(feed.get("title") or album_id),
+        title=_text(feed.get("title_detail"), feed.get("title")) or name,
         author=str(feed.get("author") or feed.get("itunes_author") or ""),
         episode_count=len(episodes),
         source="rss",
-        description=str(feed.get("subtitle") or feed.get("summary") or "")[:500],
-    )
-    return AlbumDetail(album, episodes)
+        description=_text(feed.get("subtitle_detail"), feed.get("subtitle")
+                          or feed.get("summary"))[:500],
+    )  # fmt: skip
+    return AlbumDetail(album, tuple(episodes))
 
 
 class FeedSource:
@@ -107,45 +207,76 @@ class FeedSource:
 
     prefix = "rss:"
     remote = True
+    label = "RSS"
 
-    def __init__(self, urls: list[str], http: Http, *, ttl: float = 600.0) -> None:
-        """`urls`: feed URLs; `ttl`: seconds a fetched feed is reused."""
-        self.urls = list(urls)
+    def __init__(
+        self, urls: list[str], http: Http, *, ttl: float = 600.0, timeout: float = 8.0
+    ) -> None:
+        """`urls`: feed URLs; `ttl`: seconds a fetched feed is reused; `timeout`: seconds
+        one feed may take."""
+        self.urls = [u.strip() for u in urls]
         self.http = http
         self.ttl = ttl
+        self.timeout = timeout
         self._feeds: dict[str, _Feed] = {}
         self._ids = {self.prefix + stable_id(u): u for u in self.urls}
+        self._pending: dict[str, asyncio.Task[AlbumDetail]] = {}
+
+    def feed_label(self, album_id: str) -> str:
+        """A feed's speakable name: its title once fetched, else its host."""
+        known = self._feeds.get(album_id)
+        return known.detail.album.title if known else source_name(self._ids[album_id])
+
+    async def _download(self, album_id: str) -> AlbumDetail:
+        url = self._ids[album_id]
+        async with asyncio.timeout(self.timeout):
+            body = await self.http.fetch(url, name=self.feed_label(album_id))
+        detail = await asyncio.to_thread(
+            parse_feed, album_id, body.data, url=body.url, content_type=body.content_type,
+            language=self.http.language,
+        )  # fmt: skip
+        self._feeds[album_id] = _Feed(detail, time.monotonic())
+        _LOGGER.info("feed %s: %d episodes", detail.album.title, len(detail.episodes))
+        return detail
 
     async def _fetch(self, album_id: str) -> AlbumDetail:
         cached = self._feeds.get(album_id)
         if cached and time.monotonic() - cached.fetched < self.ttl:
             return cached.detail
-        url = self._ids[album_id]
+        task = self._pending.get(album_id)
+        if task is None:  # concurrent searches share one request per feed
+            task = asyncio.ensure_future(self._download(album_id))
+            self._pending[album_id] = task
+            task.add_done_callback(lambda _t: self._pending.pop(album_id, None))
         try:
-            body = await self.http.get_bytes(url)
-            detail = await asyncio.to_thread(parse_feed, album_id, body)
-        except SourceError as err:
+            return await asyncio.shield(task)
+        except (SourceError, TimeoutError) as err:
             if cached:  # keep the last good copy
-                _LOGGER.warning("feed %s: %s; using the copy from before", url, err)
+                _LOGGER.warning("feed %s: %s; using the copy from before", album_id, err)
                 return cached.detail
+            if isinstance(err, TimeoutError):
+                raise SourceError(
+                    say(self.http.language, "source_timeout", source=self.feed_label(album_id))
+                ) from err
             raise
-        self._feeds[album_id] = _Feed(detail, time.monotonic())
-        return detail
 
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
-        """Feeds whose title matches `keyword`; a broken feed is logged and skipped."""
+        """Feeds whose title matches `keyword`; a feed that fails is named in `failed`."""
         results = await asyncio.gather(*(self._fetch(i) for i in self._ids), return_exceptions=True)
         albums = []
+        failed = []
         for album_id, result in zip(self._ids, results, strict=True):
             if isinstance(result, BaseException):
                 if not isinstance(result, SourceError):
                     raise result
                 _LOGGER.warning("feed %s skipped: %s", self._ids[album_id], result)
+                failed.append(self.feed_label(album_id))
             else:
                 albums.append(result.album)
         ranked = rank(keyword, albums)
         start = (max(page, 1) - 1) * page_size
-        return SearchPage(tuple(ranked[start : start + page_size]), len(ranked), page)
+        page_albums = tuple(ranked[start : start + page_size])
+        return SearchPage(page_albums, len(ranked), page, failed=tuple(failed))
 
     async def album(self, album_id: str) -> AlbumDetail:
         """The feed as an album; raises NotFoundError for an id not in the config."""

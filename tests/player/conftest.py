@@ -16,6 +16,7 @@ if sys.path[0] != str(ROOT):
 if "player" in sys.modules and getattr(sys.modules["player"], "__file__", None) is None:
     del sys.modules["player"]
 
+from netserver import NetServer  # noqa: E402
 from player_fixtures import CatalogServer, RecordingSink, make_album, make_episode  # noqa: E402
 
 from player import Player  # noqa: E402
@@ -49,6 +50,15 @@ def sink() -> RecordingSink:
 @pytest.fixture
 async def server():
     srv = CatalogServer()
+    await asyncio.wait_for(srv.start(), 5)
+    yield srv
+    await asyncio.wait_for(srv.close(), 5)
+
+
+@pytest.fixture
+async def net():
+    """A `NetServer`: bodies in 1460-byte segments a few ms apart, stalls, drops, gzip, ..."""
+    srv = NetServer()
     await asyncio.wait_for(srv.start(), 5)
     yield srv
     await asyncio.wait_for(srv.close(), 5)

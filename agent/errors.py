@@ -45,3 +45,39 @@ class RemoteHTTPError(ModelError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
+
+
+class ModelBudgetError(ModelError):
+    """The model spent its whole token budget (``finish_reason: "length"``) without an
+    Action or a Final Answer, even after one retry with a larger ``max_tokens``."""
+
+
+_UNAVAILABLE = {
+    "remote": {
+        "zh": "远程模型暂时不可用，请稍后再试。",
+        "en": "The remote model is unavailable for now. Please try again later.",
+    },
+    "any": {
+        "zh": "语言模型暂时不可用，请稍后再试。",
+        "en": "The language model is unavailable for now. Please try again later.",
+    },
+}
+
+
+class CircuitOpen(ModelUnavailable):
+    """Every backend is resting after repeated failures; no request was sent.
+
+    `backends` names them; `retry_in` is the seconds until the first one may be tried
+    again. `sentence(language)` is the one sentence the listener hears ("zh" or "en").
+    """
+
+    def __init__(self, backends: list[str], retry_in: float) -> None:
+        names = ", ".join(backends) or "none"
+        super().__init__(f"circuit open for {names}; next attempt in {retry_in:.0f} s")
+        self.backends = list(backends)
+        self.retry_in = retry_in
+
+    def sentence(self, language: str) -> str:
+        """What to say: "远程模型暂时不可用…" when only remote backends are resting."""
+        kind = "remote" if all("remote" in b for b in self.backends) else "any"
+        return _UNAVAILABLE[kind].get(language, _UNAVAILABLE[kind]["en"])

@@ -16,11 +16,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .errors import FormatError, ModelError
+from .errors import CircuitOpen, FormatError, ModelError
 from .fastpath import FastPath
 from .grammar import Constraints, build_grammar
 from .intent import asks_only, narrow
-from .models import ChatModel, Completion, estimate_tokens
+from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
 from .prompt import neutralise_labels, observation_message, render_system_prompt
 from .tools import ToolRegistry, ToolResult
@@ -245,6 +245,7 @@ class Agent:
             utterance = utterance[:MAX_UTTERANCE_CHARS]
         if await self._fast(turn, utterance, cancel, on_step):
             return
+        start_turn(self.model)
         titles = self.titles()
         messages: list[dict[str, str]] = [
             {"role": "system", "content": self.system_prompt()},
@@ -295,8 +296,9 @@ class Agent:
                         max_tokens=self.max_tokens,
                         stop=["Observation:", "\nObservation"],
                         cancel=cancel,
+                        **model_options(self.model, self.registry.tools()),
                     ),
-                    timeout=self.step_timeout,
+                    timeout=step_budget(self.model, self.step_timeout),
                 )
             except (ModelError, TimeoutError) as exc:
                 reason = str(exc) or type(exc).__name__
@@ -305,6 +307,8 @@ class Agent:
                 self._record(turn, step, on_step)
                 turn.error = f"model failed: {reason}"
                 turn.answer = _spoken(last_ok, self.language) if last_ok else text["model"]
+                if isinstance(exc, CircuitOpen) and not last_ok:
+                    turn.answer = exc.sentence(self.language)
                 return
             model_ms = (time.perf_counter() - step_start) * 1000.0
             turn.backend = completion.backend

@@ -30,7 +30,7 @@ import json_repair
 
 from .errors import FormatError
 
-__all__ = ["Action", "FinalAnswer", "FormatError", "parse", "strip_reasoning"]
+__all__ = ["Action", "FinalAnswer", "FormatError", "parse", "strip_labels", "strip_reasoning"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,11 @@ def strip_reasoning(text: str) -> str:
     if opening:
         text = text[: opening.start()]
     return text
+
+
+def strip_labels(text: str) -> str:
+    """`text` without ReAct labels at line starts (``Thought:`` and the like)."""
+    return _LINE_LABEL.sub("", strip_reasoning(text or "")).strip()
 
 
 def _labels(text: str, pattern: re.Pattern[str]) -> list[tuple[str, int, int]]:
@@ -261,6 +266,14 @@ def parse(
         raise FormatError(
             "the reply holds only reasoning; add an Action or a Final Answer", text=text
         )
+    for line in body.splitlines():
+        kinds = {kind for kind, _, _ in _labels(line, _INLINE_LABEL)}
+        if {"action", "final"} <= kinds:
+            raise FormatError(
+                "one line holds both an 'Action:' and a 'Final Answer:'; write either an "
+                "Action with its Action Input, or a Final Answer",
+                text=text,
+            )
     labels = _labels(body, _LINE_LABEL)
     if not any(kind in ("action", "final") for kind, _, _ in labels):
         inline = _labels(body, _INLINE_LABEL)

@@ -14,14 +14,22 @@ import asyncio
 import json
 import logging
 import random
+import re
 import time
 from typing import Any
 
 import aiohttp
 
-from .errors import ModelError, ModelTimeout, ModelUnavailable, RemoteHTTPError
-from .models import Completion, Message, TokenCallback
-from .parse import strip_reasoning
+from .errors import (
+    FormatError,
+    ModelBudgetError,
+    ModelError,
+    ModelTimeout,
+    ModelUnavailable,
+    RemoteHTTPError,
+)
+from .models import Completion, Message, TokenCallback, tool_name_from_api
+from .parse import parse, strip_labels, strip_reasoning
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -30,15 +38,38 @@ __all__ = ["RemoteModel"]
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
+_REASONING_NAMES = re.compile(r"reason|think|\br1\b|-r1|qwq|\bo[134]\b|o[134]-", re.IGNORECASE)
+_TOOL_CALL_MODELS = ("deepseek-chat",)
+_OBSERVATION = re.compile(r"^[ \t*_>#]*observation[ \t*_]*[:：]", re.IGNORECASE | re.MULTILINE)
+
+
 class RemoteModel:
     """An OpenAI-compatible chat model reached over HTTP (DeepSeek by default).
 
     `base_url` like ``https://api.deepseek.com`` (``/chat/completions`` is appended;
     a trailing ``/v1`` is kept); `model` e.g. ``deepseek-chat`` (the non-thinking model,
-    preferred because thinking makes replies slow). `connect_timeout` and `total_timeout`
-    are seconds per attempt; `max_retries` extra attempts on 429/5xx/connection errors
-    with backoff starting at `backoff` seconds (``Retry-After`` honoured up to
-    `max_backoff`). A `session` may be injected; otherwise one is created and closed by
+    preferred because thinking makes replies slow).
+
+    Time limits, in seconds: `connect_timeout` per connection attempt; `first_token_timeout`
+    until the first token (reasoning or answer) of a reply, and also the longest silence
+    between two chunks of a stream (a server that stalls before its headers or mid-stream);
+    `total_timeout` for the whole `complete` call, retries and backoff included (it is the
+    model's `budget`). `max_retries` extra attempts on 429/5xx/connection errors while time
+    is left, with backoff starting at `backoff` seconds (``Retry-After`` honoured up to
+    `max_backoff`); timeouts are not retried.
+
+    Reasoning models: `reasoning` True/False says whether the model thinks before answering
+    (None: guessed from the model name and learnt from ``reasoning_content`` in replies);
+    no stop sequences are sent to them, and an invented Observation is cut here instead.
+    A reply that ends with ``finish_reason: "length"`` without an Action or Final Answer is
+    asked again once with ``max_tokens`` doubled (at least 1024, at most
+    `max_tokens_ceiling`); if that too runs out, ModelBudgetError.
+
+    Native tool calls: `tool_calls` True sends the registry as OpenAI ``tools`` (when the
+    caller passes them) and reads ``tool_calls`` from the reply, written back into `text`
+    as ``Thought / Action / Action Input`` (None: on for ``deepseek-chat`` only).
+
+    A `session` may be injected; otherwise one is created on first use and closed by
     `close()`.
     """
 
@@ -51,12 +82,16 @@ class RemoteModel:
         api_key: str = "",
         model: str = "deepseek-chat",
         connect_timeout: float = 5.0,
+        first_token_timeout: float = 15.0,
         total_timeout: float = 30.0,
         max_retries: int = 2,
         backoff: float = 0.5,
         max_backoff: float = 8.0,
         temperature: float = 0.0,
         max_tokens: int = 256,
+        max_tokens_ceiling: int = 4096,
+        reasoning: bool | None = None,
+        tool_calls: bool | None = None,
         n_ctx: int | None = 32768,
         name: str = "remote",
         session: aiohttp.ClientSession | None = None,
@@ -65,12 +100,17 @@ class RemoteModel:
         self._api_key = api_key
         self.model = model
         self.connect_timeout = connect_timeout
+        self.first_token_timeout = first_token_timeout
         self.total_timeout = total_timeout
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.max_tokens_ceiling = max(max_tokens, max_tokens_ceiling)
+        self.reasoning = bool(_REASONING_NAMES.search(model)) if reasoning is None else reasoning
+        self._reasoning_fixed = reasoning is not None
+        self.tool_calls = model in _TOOL_CALL_MODELS if tool_calls is None else tool_calls
         self.n_ctx = n_ctx
         self.name = name
         self._session = session
@@ -79,11 +119,21 @@ class RemoteModel:
     def __repr__(self) -> str:  # never show the key
         return f"RemoteModel(url={self.url!r}, model={self.model!r})"
 
+    @property
+    def budget(self) -> float:
+        """Seconds one `complete` call may take (`total_timeout`), for the fallback chain."""
+        return self.total_timeout
+
+    @property
+    def supports_tools(self) -> bool:
+        """True when native tool calls are on (`tool_calls`)."""
+        return self.tool_calls
+
     async def close(self) -> None:
-        """Close the HTTP session if this model created it."""
-        if self._session is not None and self._own_session:
-            await self._session.close()
-            self._session = None
+        """Close the HTTP session if this model created it (safe to call twice)."""
+        session, self._session = self._session, None
+        if session is not None and self._own_session and not session.closed:
+            await session.close()
 
     def _session_now(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -105,40 +155,93 @@ class RemoteModel:
         stop: list[str] | None = None,
         cancel: asyncio.Event | None = None,
         on_token: TokenCallback | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
-        """Stream one reply; see `ChatModel.complete`. `grammar` is ignored.
+        """Stream one reply within `total_timeout`; see `ChatModel.complete`.
 
+        `grammar` is ignored; `tools` (OpenAI specs) are sent when `tool_calls` is on.
         Raises ModelUnavailable without an API key, RemoteHTTPError for an HTTP error
-        status (after retries for 429/5xx), ModelTimeout when an attempt exceeds its time
-        limit, and ModelError for a broken or unreadable stream.
+        status (after retries for 429/5xx), ModelTimeout when the server stalls or the
+        budget runs out, ModelBudgetError when the token budget runs out twice, and
+        ModelError for a broken or unreadable stream.
         """
         if not self._api_key:
             raise ModelUnavailable("no API key configured for the remote model")
-        body = {
+        deadline = time.monotonic() + self.total_timeout
+        limit = max_tokens or self.max_tokens
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "stream": True,
             "temperature": self.temperature,
-            "max_tokens": max_tokens or self.max_tokens,
-            "stop": stop or ["Observation:"],
+            "max_tokens": limit,
         }
+        if not self.reasoning:
+            body["stop"] = stop or ["Observation:"]
+        if tools and self.tool_calls:
+            body["tools"] = tools
+        completion = await self._with_retries(body, deadline, cancel, on_token)
+        if (
+            completion.finish_reason == "length"
+            and not completion.tool_calls
+            and not _decides(completion.text)
+        ):
+            bigger = min(self.max_tokens_ceiling, max(limit * 2, 1024))
+            if bigger <= limit:
+                raise ModelBudgetError(
+                    f"the reply ran out of its {limit} tokens without an Action or Final Answer"
+                )
+            _LOGGER.warning(
+                "remote model: %d tokens spent without an answer%s; asking again with %d",
+                limit,
+                " (reasoning)" if completion.reasoning else "",
+                bigger,
+            )
+            body["max_tokens"] = bigger
+            if self.reasoning:  # learnt from this reply: its thinking may hold stop words
+                body.pop("stop", None)
+            completion = await self._with_retries(body, deadline, cancel, on_token)
+            if (
+                completion.finish_reason == "length"
+                and not completion.tool_calls
+                and not _decides(completion.text)
+            ):
+                raise ModelBudgetError(
+                    f"the reply ran out of {bigger} tokens without an Action or Final Answer"
+                )
+        return completion
+
+    async def _with_retries(
+        self,
+        body: dict[str, Any],
+        deadline: float,
+        cancel: asyncio.Event | None,
+        on_token: TokenCallback | None,
+    ) -> Completion:
         attempt = 0
         while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0.05:
+                raise ModelTimeout(f"no reply within {self.total_timeout:g} s")
             try:
-                return await self._attempt(body, cancel, on_token)
+                async with asyncio.timeout(remaining):
+                    return await self._attempt(body, remaining, cancel, on_token)
+            except TimeoutError:
+                raise ModelTimeout(f"no complete reply within {self.total_timeout:g} s") from None
             except (RemoteHTTPError, _Retryable) as exc:
                 retryable = isinstance(exc, _Retryable) or (
                     isinstance(exc, RemoteHTTPError) and exc.status in _RETRY_STATUS
                 )
-                if not retryable or attempt >= self.max_retries:
-                    if isinstance(exc, _Retryable):
-                        raise ModelError(str(exc)) from None
-                    raise
                 delay = min(self.max_backoff, self.backoff * (2**attempt))
                 delay *= 1.0 + random.random() * 0.25
                 retry_after = getattr(exc, "retry_after", None)
                 if retry_after is not None:
                     delay = min(self.max_backoff, max(delay, retry_after))
+                no_time = time.monotonic() + delay >= deadline - 0.05
+                if not retryable or attempt >= self.max_retries or no_time:
+                    if isinstance(exc, _Retryable):
+                        raise ModelError(str(exc)) from None
+                    raise
                 attempt += 1
                 _LOGGER.warning(
                     "remote model: %s; retry %d/%d in %.1f s",
@@ -152,14 +255,16 @@ class RemoteModel:
     async def _attempt(
         self,
         body: dict[str, Any],
+        remaining: float,
         cancel: asyncio.Event | None,
         on_token: TokenCallback | None,
     ) -> Completion:
         start = time.perf_counter()
         timeout = aiohttp.ClientTimeout(
-            total=self.total_timeout,
+            total=remaining,
             sock_connect=self.connect_timeout,
             connect=self.connect_timeout,
+            sock_read=self.first_token_timeout,
         )
         headers = {
             "Authorization": f"Bearer {self._api_key}",
@@ -190,10 +295,24 @@ class RemoteModel:
                         if state.feed_line(raw.decode("utf-8", "replace"), on_token):
                             if state.first_ms is None:
                                 state.first_ms = (time.perf_counter() - start) * 1000.0
+                        elif state.first_ms is None and (state.reasoning or state.calls()):
+                            state.first_ms = (time.perf_counter() - start) * 1000.0
+                        if (
+                            state.first_ms is None
+                            and time.perf_counter() - start > self.first_token_timeout
+                        ):  # keep-alive comments only: the model has not started
+                            raise ModelTimeout(
+                                f"no first token within {self.first_token_timeout:g} s"
+                            )
                         if state.done:
                             break
-        except TimeoutError as exc:
-            raise ModelTimeout(f"no complete reply within {self.total_timeout:g} s") from exc
+        except TimeoutError:
+            if time.perf_counter() - start >= remaining - 0.05:
+                raise ModelTimeout(f"no complete reply within {self.total_timeout:g} s") from None
+            what = "first token" if state.first_ms is None else "next chunk"
+            raise ModelTimeout(
+                f"the server stalled: no {what} within {self.first_token_timeout:g} s"
+            ) from None
         except aiohttp.ClientResponseError as exc:
             raise RemoteHTTPError(exc.status, self._scrub(exc.message)) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
@@ -202,10 +321,23 @@ class RemoteModel:
             raise _Retryable(f"connection failed: {type(exc).__name__}") from None
         if state.finish_reason != "cancelled" and not state.done and not state.whole:
             raise _Retryable("stream ended without [DONE] or a finish reason")
-        answer = strip_reasoning(state.text)
+        if state.reasoning and not self._reasoning_fixed and not self.reasoning:
+            _LOGGER.info("remote model %s reasons before answering: no stop sequences", self.model)
+            self.reasoning = True
+        content = state.text
+        answer = strip_reasoning(content)
         reasoning = state.reasoning
-        if answer != state.text:
-            reasoning += state.text[: len(state.text) - len(answer)]
+        if answer != content:
+            reasoning += content[: len(content) - len(answer)]
+            if not answer.strip() and not state.reasoning:
+                # Only a <think> block: the parser may recover a reply written inside it.
+                answer = content
+        match = _OBSERVATION.search(answer)
+        if match:  # the model wrote the framework's Observation (no stop sequence sent)
+            answer = answer[: match.start()]
+        calls = tuple(state.calls())
+        if calls:
+            answer = _react_text(answer, calls[0])
         return Completion(
             text=answer.strip(),
             backend=self.name,
@@ -215,7 +347,27 @@ class RemoteModel:
             first_token_ms=state.first_ms,
             finish_reason=state.finish_reason,
             reasoning=reasoning,
+            tool_calls=calls,
         )
+
+
+def _decides(text: str) -> bool:
+    """True when `text` holds an Action or a Final Answer the parser can read."""
+    try:
+        parse(text)
+    except FormatError:
+        return False
+    return True
+
+
+def _react_text(content: str, call: dict[str, Any]) -> str:
+    """A native tool call written in the ReAct format (the content, if any, as Thought)."""
+    thought = " ".join(strip_labels(content).split()) or "-"
+    arguments = call.get("arguments")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments or {}, ensure_ascii=False)
+    name = tool_name_from_api(str(call.get("name") or ""))
+    return f"Thought: {thought}\nAction: {name}\nAction Input: {arguments.strip() or '{}'}"
 
 
 class _Retryable(ModelError):
@@ -246,6 +398,32 @@ class _StreamState:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.garbage = 0
+        self._calls: dict[int, dict[str, Any]] = {}
+
+    def add_calls(self, calls: Any) -> None:
+        """Merge OpenAI ``tool_calls`` (whole, or stream deltas keyed by ``index``)."""
+        if not isinstance(calls, list):
+            return
+        for position, call in enumerate(calls):
+            if not isinstance(call, dict):
+                continue
+            index = call.get("index", position)
+            index = index if isinstance(index, int) else position
+            slot = self._calls.setdefault(index, {"name": "", "arguments": ""})
+            function = call.get("function") or {}
+            if not isinstance(function, dict):
+                continue
+            if function.get("name"):
+                slot["name"] += str(function["name"])
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):
+                slot["arguments"] = json.dumps(arguments, ensure_ascii=False)
+            elif arguments:
+                slot["arguments"] += str(arguments)
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The tool calls read so far, in index order (those with a name)."""
+        return [self._calls[i] for i in sorted(self._calls) if self._calls[i]["name"]]
 
     @property
     def text(self) -> str:
@@ -288,6 +466,8 @@ class _StreamState:
             self.done = True
         if delta.get("reasoning_content"):
             self.reasoning += delta["reasoning_content"]
+        if delta.get("tool_calls"):
+            self.add_calls(delta["tool_calls"])
         piece = delta.get("content")
         if piece:
             self.pieces.append(piece)
@@ -308,6 +488,7 @@ class _StreamState:
         self._usage(value)
         self.reasoning += message.get("reasoning_content") or ""
         self.pieces.append(message.get("content") or "")
+        self.add_calls(message.get("tool_calls"))
         self.finish_reason = value["choices"][0].get("finish_reason") or "stop"
         if self.finish_reason not in ("stop", "length"):
             self.finish_reason = "stop"

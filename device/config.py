@@ -108,8 +108,24 @@ class RemoteConfig:
     model: str = "deepseek-chat"
     api_key: str = field(default="", repr=False)
     connect_timeout: float = field(default=5.0, metadata=_range(0.1, 120.0))
+    first_token_timeout: float = field(default=15.0, metadata=_range(0.5, 600.0))
     total_timeout: float = field(default=30.0, metadata=_range(1.0, 600.0))
     max_retries: int = field(default=2, metadata=_range(0, 10))
+    max_tokens_ceiling: int = field(default=4096, metadata=_range(16, 65536))
+    reasoning: bool | str = "auto"
+    tool_calls: bool | str = "auto"
+    breaker_failures: int = field(default=2, metadata=_range(1, 100))
+    breaker_seconds: float = field(default=60.0, metadata=_range(1.0, 86400.0))
+
+    def __post_init__(self) -> None:
+        for name in ("reasoning", "tool_calls"):
+            if getattr(self, name) not in (True, False, "auto"):
+                raise ConfigError(f'remote.{name}: must be true, false or "auto"')
+
+    @staticmethod
+    def flag(value: bool | str) -> bool | None:
+        """A `reasoning`/`tool_calls` value as the remote model takes it (None = auto)."""
+        return None if value == "auto" else bool(value)
 
 
 @dataclass(frozen=True)

@@ -169,16 +169,27 @@ async def default_agent(
             api_key=r.api_key,
             model=r.model,
             connect_timeout=r.connect_timeout,
+            first_token_timeout=r.first_token_timeout,
             total_timeout=r.total_timeout,
             max_retries=r.max_retries,
             temperature=llm.temperature,
             max_tokens=llm.max_tokens,
+            max_tokens_ceiling=r.max_tokens_ceiling,
+            reasoning=r.flag(r.reasoning),
+            tool_calls=r.flag(r.tool_calls),
         )
     elif config.llm.policy != "local":
         _LOGGER.info("no remote API key: local model only")
     backends = [m for m in (local, remote) if m is not None]
     try:
-        model = build_model(llm.policy, local, remote)
+        model = build_model(
+            llm.policy,
+            local,
+            remote,
+            step_timeout=llm.step_timeout,
+            breaker_failures=config.remote.breaker_failures,
+            breaker_seconds=config.remote.breaker_seconds,
+        )
     except ValueError as err:
         _LOGGER.warning("no language model: %s", err)
         return NoModelAgent(config.language, str(err)), backends

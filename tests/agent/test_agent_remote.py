@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import logging
+import time
 from collections import deque
 
 import pytest
@@ -18,10 +21,12 @@ from agent import (
     ModelUnavailable,
     RemoteHTTPError,
     ScriptedModel,
+    StepKind,
     ToolRegistry,
     build_model,
 )
-from agent.errors import ModelError
+from agent.errors import ModelBudgetError, ModelError
+from agent.models import close_agent_models
 from agent.remote import RemoteModel
 
 KEY = "sk-test-secret-0123456789"
@@ -43,19 +48,47 @@ def chunk(
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
 
 
+def tool_chunk(index: int, *, name: str | None = None, arguments: str | None = None) -> bytes:
+    function = {}
+    if name is not None:
+        function["name"] = name
+    if arguments is not None:
+        function["arguments"] = arguments
+    call = {"index": index, "type": "function", "function": function}
+    if name is not None:
+        call["id"] = f"call_{index}"
+    body = {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
+
+
 class FakeApi:
-    """Serves /chat/completions; each request takes the next behaviour from `plan`."""
+    """Serves /chat/completions; each request takes the next behaviour from `plan`.
+
+    Besides good replies it misbehaves the ways real servers do: stalls before the headers
+    ("stall-headers") or after the first chunk ("stall-mid"), sends keep-alive comments
+    only ("keepalive"), spends the budget on reasoning ("length-reasoning"), answers
+    with native tool calls ("tool", text = 'name|{"json": "args"}'), or 401/429/500.
+    Stalls last until `release` is set (at teardown) so the server shuts down at once.
+    """
 
     def __init__(self) -> None:
         self.plan: deque[str | tuple[str, str]] = deque()
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.release = asyncio.Event()
+
+    async def stall(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.release.wait(), 30)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.requests.append(await request.json())
         self.headers.append(dict(request.headers))
         step = self.plan.popleft() if self.plan else ("ok", "Thought: x\nFinal Answer: 好")
         kind, text = step if isinstance(step, tuple) else (step, "Thought: x\nFinal Answer: 好")
+        if kind == "stall-headers":
+            await self.stall()
+            return web.Response(status=503, text="gave up")
         if request.headers.get("Authorization") != f"Bearer {KEY}" or kind == "401":
             return web.json_response({"error": {"message": "Authentication Fails"}}, status=401)
         if kind == "429":
@@ -80,6 +113,33 @@ class FakeApi:
         await response.prepare(request)
         if kind == "slow":
             await asyncio.sleep(1.5)
+        if kind == "stall-mid":
+            await response.write(chunk("Thought: "))
+            await self.stall()
+            return response
+        if kind == "keepalive":
+            for _ in range(300):
+                await response.write(b": keep-alive\n\n")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.release.wait(), 0.05)
+                if self.release.is_set():
+                    break
+            return response
+        if kind == "length-reasoning":
+            for _ in range(5):
+                await response.write(chunk(reasoning="I should think about Observation: more. "))
+            await response.write(chunk(finish="length"))
+            await response.write(b"data: [DONE]\n\n")
+            return response
+        if kind == "tool":
+            name, _, arguments = text.partition("|")
+            await response.write(chunk("Thought: 先查一下"))
+            await response.write(tool_chunk(0, name=name, arguments=""))
+            for i in range(0, len(arguments), 4):
+                await response.write(tool_chunk(0, arguments=arguments[i : i + 4]))
+            await response.write(chunk(finish="tool_calls"))
+            await response.write(b"data: [DONE]\n\n")
+            return response
         if kind == "reasoning":
             await response.write(chunk(reasoning="Let me think... Final Answer: WRONG"))
         if kind == "sse-garbage":
@@ -109,6 +169,7 @@ async def api():
     port = site._server.sockets[0].getsockname()[1]
     fake.url = f"http://127.0.0.1:{port}/v1"
     yield fake
+    fake.release.set()
     await runner.cleanup()
 
 
@@ -303,3 +364,338 @@ def test_build_model_policies() -> None:
         build_model("sometimes", local, remote)
     with pytest.raises(ValueError):
         build_model("local", None, None)
+
+
+# ------------------------------------------------------------------- misbehaving servers
+
+
+def make_remote(api, **options) -> RemoteModel:
+    settings = {
+        "base_url": api.url,
+        "api_key": KEY,
+        "model": "deepseek-chat",
+        "total_timeout": 2.0,
+        "first_token_timeout": 0.4,
+        "max_retries": 2,
+        "backoff": 0.01,
+    }
+    settings.update(options)
+    return RemoteModel(**settings)
+
+
+@pytest.mark.parametrize("kind", ["stall-headers", "stall-mid", "keepalive"])
+async def test_a_stalling_server_fails_fast(api, kind) -> None:
+    model = make_remote(api)
+    api.plan.extend([kind] * 3)
+    started = time.perf_counter()
+    try:
+        with pytest.raises(ModelTimeout, match=r"stalled|first token"):
+            await complete(model)
+    finally:
+        await model.close()
+    assert time.perf_counter() - started < 1.0  # first_token_timeout, not total_timeout
+    assert len(api.requests) == 1  # a stall is not retried
+
+
+async def test_total_timeout_bounds_retries(api) -> None:
+    model = make_remote(api, total_timeout=0.5, first_token_timeout=5.0, max_retries=5)
+    api.plan.extend(["slow"] * 6)
+    started = time.perf_counter()
+    try:
+        with pytest.raises(ModelTimeout):
+            await complete(model)
+    finally:
+        await model.close()
+    assert time.perf_counter() - started < 0.9 and len(api.requests) == 1
+
+
+async def test_reasoning_budget_is_retried_once_with_more_tokens(api) -> None:
+    model = make_remote(api, max_tokens=256, max_tokens_ceiling=2048)
+    api.plan.extend(["length-reasoning", ("ok", "Thought: x\nFinal Answer: 想好了")])
+    try:
+        result = await complete(model)
+    finally:
+        await model.close()
+    assert result.text == "Thought: x\nFinal Answer: 想好了"
+    first, second = api.requests
+    assert first["max_tokens"] == 256 and second["max_tokens"] == 1024
+    assert "stop" in first and "stop" not in second  # it reasons: no stop words from now on
+    assert model.reasoning is True
+
+
+async def test_reasoning_budget_twice_is_a_budget_error(api) -> None:
+    model = make_remote(api, max_tokens=256, max_tokens_ceiling=600)
+    api.plan.extend(["length-reasoning", "length-reasoning", "length-reasoning"])
+    try:
+        with pytest.raises(ModelBudgetError, match="600 tokens"):
+            await complete(model)
+        assert [r["max_tokens"] for r in api.requests] == [256, 600]
+        api.requests.clear()
+        capped = make_remote(api, max_tokens=256, max_tokens_ceiling=256)
+        with pytest.raises(ModelBudgetError):
+            await complete(capped)
+        assert len(api.requests) == 1  # no larger budget allowed: no second request
+        await capped.close()
+    finally:
+        await model.close()
+
+
+async def test_reasoning_model_gets_no_stop_words_and_thinking_is_discarded(api) -> None:
+    model = make_remote(api, model="deepseek-reasoner")
+    text = "Thought: 好\nFinal Answer: 播放好了\nObservation: 我编的"
+    api.plan.append(("reasoning", text))
+    try:
+        result = await complete(model)
+    finally:
+        await model.close()
+    assert "stop" not in api.requests[0]
+    assert result.text == "Thought: 好\nFinal Answer: 播放好了"
+    assert "WRONG" in result.reasoning and "WRONG" not in result.text
+
+
+async def test_native_tool_calls_are_read_as_react(api) -> None:
+    model = make_remote(api, tool_calls=True)
+    tools = [{"type": "function", "function": {"name": "search_album", "parameters": {}}}]
+    api.plan.append(("tool", 'search_album|{"keyword": "西游记"}'))
+    try:
+        result = await complete(model, tools=tools)
+    finally:
+        await model.close()
+    assert api.requests[0]["tools"] == tools
+    assert result.tool_calls == ({"name": "search_album", "arguments": '{"keyword": "西游记"}'},)
+    assert (
+        result.text
+        == 'Thought: 先查一下\nAction: search_album\nAction Input: {"keyword": "西游记"}'
+    )
+
+
+async def test_native_tool_calls_through_the_agent(api) -> None:
+    library = FakeLibrary()
+    remote = make_remote(api, tool_calls=True)
+    api.plan.extend(
+        [("tool", 'search_album|{"keyword": "三体"}'), ("ok", "Final Answer: 有三体，共30集。")]
+    )
+    model = build_model("remote", None, remote)
+    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
+    try:
+        turn = await asyncio.wait_for(agent.run("有没有三体"), timeout=10)
+    finally:
+        await model.close()
+    assert library.calls == [("search_album", {"keyword": "三体", "page": 1})]
+    names = {spec["function"]["name"] for spec in api.requests[0]["tools"]}
+    assert {"pause", "search_and_play"} <= names
+    action = turn.steps[0]
+    assert action.kind == StepKind.ACTION and action.action == "search_album"
+    assert action.thought == "先查一下" and "st03" in action.observation
+    assert "st03" in api.requests[1]["messages"][-1]["content"]  # the observation went back
+    assert turn.answer == "有三体，共30集。"
+
+
+async def test_plain_remote_text_is_never_spoken(api) -> None:
+    raw = 'I am just raw text without any format {"x": }'
+    remote = make_remote(api)
+    local = ScriptedModel(["Thought: x\nFinal Answer: 本地说话"], name="local")
+    api.plan.extend([("ok", raw)] * 4)
+    model = build_model("remote-then-local", local, remote)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False)
+    try:
+        turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+        assert turn.answer == "本地说话"
+        assert [s.kind for s in turn.steps][:2] == [StepKind.FORMAT_ERROR] * 2
+        alone = Agent(ToolRegistry(FakeLibrary().tools()), build_model("remote", None, remote))
+        alone.fast_path.enabled = False
+        turn = await asyncio.wait_for(alone.run("讲个笑话"), timeout=10)
+        assert "raw text" not in turn.answer and turn.steps
+    finally:
+        await model.close()
+
+
+async def test_action_and_final_answer_on_one_line_is_not_played(api) -> None:
+    library = FakeLibrary()
+    remote = make_remote(api)
+    api.plan.extend(
+        [("ok", "Action: search_and_play Final Answer:"), ("ok", "Thought: x\nFinal Answer: 好的")]
+    )
+    model = build_model("remote", None, remote)
+    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
+    try:
+        turn = await asyncio.wait_for(agent.run("播放一本书"), timeout=10)
+    finally:
+        await model.close()
+    assert library.calls == [] and turn.steps[0].kind == StepKind.FORMAT_ERROR
+    assert "both" in api.requests[1]["messages"][-1]["content"]
+
+
+# ---------------------------------------------------------- budgets per backend, breaker
+
+
+async def test_stalling_remote_falls_to_local_within_budget_and_breaker_opens(api) -> None:
+    """remote-then-local with a remote that stalls: every turn is the local model's answer
+    within remote.total_timeout + the local step; after 2 such turns no remote request
+    until the cool-down."""
+    now = [1000.0]
+    remote = make_remote(api, total_timeout=0.6, first_token_timeout=5.0)
+    api.plan.extend(["stall-headers"] * 10)
+    local = ScriptedModel(name="local")
+    model = build_model("remote-then-local", local, remote, step_timeout=1.5, clock=lambda: now[0])
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False, step_timeout=1.5)
+    try:
+        for turn_index in range(4):
+            local.enqueue(f"Thought: x\nFinal Answer: 本地{turn_index}")
+            started = time.perf_counter()
+            turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+            elapsed = time.perf_counter() - started
+            assert turn.answer == f"本地{turn_index}" and turn.backend == "local"
+            assert elapsed < 0.6 + 1.5, elapsed
+            assert len(api.requests) == min(turn_index + 1, 2)
+        now[0] += 61  # the cool-down is over: one probe
+        local.enqueue("Thought: x\nFinal Answer: 又是本地")
+        turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+        assert turn.answer == "又是本地" and len(api.requests) == 3
+        local.enqueue("Thought: x\nFinal Answer: 还是本地")
+        await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+        assert len(api.requests) == 3  # the probe failed: open again at once
+    finally:
+        await model.close()
+
+
+async def test_local_keeps_its_own_budget_behind_a_stalling_remote(api) -> None:
+    """The loop's step timeout must not cancel the fallback: the remote stalls for its
+    whole budget, then a local step that needs most of its own still completes."""
+    remote = make_remote(api, total_timeout=0.8, first_token_timeout=5.0)
+    api.plan.extend(["stall-headers"] * 3)
+
+    async def slow_local(messages):
+        await asyncio.sleep(0.7)
+        return "Thought: x\nFinal Answer: 慢慢的本地"
+
+    local = ScriptedModel([slow_local], name="local")
+    model = build_model("remote-then-local", local, remote)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False, step_timeout=1.0)
+    try:
+        turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+    finally:
+        await model.close()
+    assert turn.answer == "慢慢的本地", turn.error
+
+
+async def test_a_local_step_over_its_budget_is_a_failure() -> None:
+    async def stalled(messages):
+        await asyncio.sleep(5)
+        return "Final Answer: 太晚了"
+
+    local = ScriptedModel([stalled], name="local")
+    model = FallbackModel(local, None, step_timeout=0.2)
+    with pytest.raises(ModelUnavailable, match=r"no reply within 0\.2 s"):
+        await asyncio.wait_for(model.complete(MESSAGES), timeout=5)
+
+
+async def test_stalled_remote_does_not_come_back_within_the_turn(api) -> None:
+    library = FakeLibrary()
+    remote = make_remote(api, total_timeout=0.5, first_token_timeout=5.0)
+    api.plan.extend(["stall-headers"] * 3)
+    local = ScriptedModel(
+        ["Thought: x\nAction: pause\nAction Input: {}", "Thought: x\nFinal Answer: 停了"],
+        name="local",
+    )
+    model = build_model("remote-then-local", local, remote, breaker_failures=5)
+    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
+    try:
+        turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
+    finally:
+        await model.close()
+    assert turn.answer == "停了" and len(api.requests) == 1
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+async def test_remote_alone_sends_nothing_while_the_circuit_is_open(api, language) -> None:
+    now = [0.0]
+    remote = make_remote(api, max_retries=0)
+    api.plan.extend(["500"] * 10)
+    model = build_model("remote", None, remote, clock=lambda: now[0], breaker_seconds=60)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False, language=language)
+    try:
+        for _ in range(2):
+            await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+        assert len(api.requests) == 2
+        for _ in range(3):
+            turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+            expected = "远程模型暂时不可用" if language == "zh" else "remote model is unavailable"
+            assert expected in turn.answer and "circuit open" in turn.error
+        assert len(api.requests) == 2  # 0 requests while open
+        now[0] += 61
+        await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+        assert len(api.requests) == 3
+    finally:
+        await model.close()
+
+
+@pytest.mark.parametrize("status", ["401", "429", "500"])
+async def test_http_errors_fall_back_to_local(api, status) -> None:
+    remote = make_remote(api, max_retries=1)
+    api.plan.extend([status] * 3)
+    local = ScriptedModel(["Thought: x\nFinal Answer: 本地"], name="local")
+    model = build_model("remote-then-local", local, remote)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False)
+    try:
+        turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+    finally:
+        await model.close()
+    assert turn.answer == "本地" and len(api.requests) == (1 if status == "401" else 2)
+
+
+# -------------------------------------------------------------------------- shutdown
+
+
+async def test_close_leaves_no_unclosed_session(api, caplog) -> None:
+    caplog.set_level(logging.ERROR)
+    remote = make_remote(api)
+    local = ScriptedModel(name="local")
+    model = build_model("remote-then-local", local, remote)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False)
+    await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+    session = remote._session
+    assert session is not None and not session.closed
+    await asyncio.wait_for(close_agent_models(agent), timeout=10)
+    assert session.closed and local.closed
+    await asyncio.wait_for(close_agent_models(agent), timeout=10)  # twice is harmless
+    del session, remote, model, agent
+    gc.collect()
+    await asyncio.sleep(0)
+    assert "Unclosed" not in caplog.text
+
+
+@pytest.mark.models
+async def test_real_local_model_answers_behind_a_stalling_remote(api, llm_path) -> None:
+    """The real 0.5B GGUF as the fallback: a stalled remote costs its budget, no more, and
+    after two such turns it is not asked at all."""
+    from agent_books import books_registry
+
+    from agent.local import LocalModel
+
+    library = FakeLibrary()
+    local = LocalModel(llm_path, n_ctx=4096, max_tokens=96, temperature=0.0)
+    remote = make_remote(api, total_timeout=1.0, first_token_timeout=5.0)
+    api.plan.extend(["stall-headers"] * 5)
+    step = 240.0  # the local step's own budget (generous: this machine is shared)
+    model = build_model("remote-then-local", local, remote, step_timeout=step)
+    agent = Agent(
+        books_registry(library), model, fast_path=False, max_tokens=96, catalog=library.titles
+    )
+    try:
+        await asyncio.wait_for(local.load(), timeout=120)
+        for index, utterance in enumerate(["暂停一下", "播放三体第2集", "暂停一下"]):
+            library.reset()
+            started = time.perf_counter()
+            turn = await asyncio.wait_for(agent.run(utterance), timeout=900)
+            elapsed = time.perf_counter() - started
+            model_steps = [s for s in turn.steps if s.backend not in ("fastpath", "human")]
+            assert model_steps and all(s.backend == "local" for s in model_steps), turn.steps
+            assert library.calls, turn.steps  # the local model did the work
+            assert turn.answer and not turn.error, turn.error
+            # the remote's budget once (first model step) + the local steps, each in its own
+            assert elapsed < 1.0 + step * len(model_steps)
+            assert all(s.ms["model"] < step * 1000 for s in model_steps[1:])
+            assert len(api.requests) == min(index + 1, 2)
+    finally:
+        await asyncio.wait_for(close_agent_models(agent), timeout=30)

@@ -23,8 +23,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agent.models import close_agent_models
-
 from .asr import Recogniser
 from .audio_in import Capture, CaptureGuard
 from .audio_out import BookMode, Mixer
@@ -485,7 +483,6 @@ class App:
                 _LOGGER.error("player did not close within 3 s; bookmarks may be stale")
             except Exception:
                 _LOGGER.exception("player close failed")
-        await close_agent_models(self.agent)  # the remote's HTTP session, the local model
         await asyncio.to_thread(self.mixer.close, 1.0)
         if self.capture is not None:
             with contextlib.suppress(Exception):

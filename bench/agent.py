@@ -1,25 +1,35 @@
-"""Task-success and speed benchmark of the ReAct loop on a real GGUF model.
+"""Task success of the agent on the real player, over a generated 300-album library.
 
-Runs the requests of ``bench/agent_tasks.jsonl`` (Chinese and English, each with the tool
-calls that count as success) through our loop (grammar, prompts, fast path, KV cache) and
-the first ``--baseline-limit`` of them through a plain reimplementation of the original
-design note's minimal loop (``bench/baseline_react.py``: regex extraction, no grammar, no
-cache) on the same model in the same run. Prints: median turn latency, tokens per turn,
-format-failure rate and task success for both; grammar overhead (tokens/s with and without
-the grammar); time to first token with and without the cached system prompt. Tasks marked
-``"heldout": true`` are phrasings the prompts were not tuned on; they are summarised apart.
+The device is built the way ``xiaoting run`` builds it (`device.runtime.build_app`: the
+real `Player` on a local-folder library, the tool registry, the `Agent` over the local GGUF
+model with its grammar, fast path and cached system prompt), with ALSA's ``null`` device as
+the speaker. Each request goes in as a text turn over the control socket, as
+``xiaoting ask`` sends it to a running service; before it, the player is put in the state
+the request needs (a book playing or paused, bookmarks, volume), and after it the player's
+state and the spoken answer are checked (`bench/expect.py`) — not the tool calls.
 
-    .venv/bin/python bench/agent.py --model models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf --limit 20
+Requests come in three forms, one file each: typed (``requests_typed.jsonl``), shaped like
+a speech recogniser's transcript (``requests_asr.jsonl``: spaces between characters,
+homophones, no punctuation) and held-out phrasings (``heldout_requests.jsonl``), which no
+prompt, word list or fast-path table may contain. Printed: success per form and per
+category, replies that failed to parse, decode and prefill tokens per turn, median turn
+time, every failure with its calls, answer and reason, and as the last line
+``agent benchmark: N/M ok (P%) real player, <model>``.
+
+    .venv/bin/python bench/agent.py --limit 10          # a quick look
+    nice .venv/bin/python bench/agent.py --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
+import collections
 import json
+import logging
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,252 +38,369 @@ ROOT = Path(__file__).resolve().parent.parent
 # This file is named agent.py: keep its folder off the path so `agent` is the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "agent"))
 
-
-def _load_baseline() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "baseline_react", ROOT / "bench" / "baseline_react.py"
-    )
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules["baseline_react"] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-from agent_books import FakeLibrary, books_registry, calls_match  # noqa: E402
-
-from agent import Agent, StepKind, ToolRegistry  # noqa: E402
-from agent.local import LocalModel  # noqa: E402
+from bench.expect import Observed, check, observe  # noqa: E402
+from bench.library import ALBUMS, cached_library  # noqa: E402
 
 DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+FORMS = {
+    "typed": ROOT / "bench" / "requests_typed.jsonl",
+    "asr": ROOT / "bench" / "requests_asr.jsonl",
+    "heldout": ROOT / "bench" / "heldout_requests.jsonl",
+}
+DEFAULT_VOLUME = 60
 
 
-def load_tasks(path: Path) -> list[dict[str, Any]]:
-    """The benchmark requests, one JSON object per line."""
-    return [
-        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-
-
-def succeeded(task: dict[str, Any], calls: list[tuple[str, dict[str, Any]]], answer: str) -> bool:
-    """True when the calls match `expect` or one of the `alt` lists, and an answer was given."""
-    options = [task["expect"], *task.get("alt", [])]
-    return bool(answer.strip()) and any(calls_match(option, calls) for option in options)
-
-
-def _playing(task: dict[str, Any]) -> tuple[str, int] | None:
-    value = task.get("playing", ["西游记", 3])
-    return tuple(value) if value else None  # type: ignore[return-value]
-
-
-async def run_ours(
-    model: LocalModel, tasks: list[dict[str, Any]], args: argparse.Namespace
-) -> list[dict]:
-    library = FakeLibrary()
-    registry = books_registry(library, return_direct=not args.no_return_direct)
-    agents = {
-        lang: Agent(
-            registry,
-            model,
-            language=lang,
-            max_tokens=args.max_tokens,
-            fast_path=not args.no_fast_path,
-            catalog=None if args.no_catalog else library.titles,
-        )
-        for lang in ("zh", "en")
-    }
+def load_requests(path: Path, form: str) -> list[dict[str, Any]]:
+    """The requests of one file (records with an ``utterance``; header records skipped)."""
     rows = []
-    language = None
-    for task in tasks:
-        if task["lang"] != language:
-            # A device runs one language and caches its system prompt at start-up.
-            language = task["lang"]
-            library.reset(playing=_playing(task))
-            await agents[language].warm()
-        library.reset(playing=_playing(task))
-        turn = await agents[task["lang"]].run(task["utterance"])
-        model_steps = [
-            s
-            for s in turn.steps
-            if s.kind in (StepKind.ACTION, StepKind.FINAL, StepKind.FORMAT_ERROR)
-            and s.backend != "fastpath"
-        ]
-        failures = sum(1 for s in turn.steps if s.kind == StepKind.FORMAT_ERROR)
-        ok = succeeded(task, library.calls, turn.answer)
-        rows.append(
-            {
-                "id": task["id"],
-                "ok": ok,
-                "ms": turn.elapsed_ms,
-                "tokens": turn.tokens,
-                "model_steps": len(model_steps),
-                "format_failures": failures,
-                "fast": turn.backend == "fastpath",
-                "heldout": bool(task.get("heldout")),
-            }
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if "utterance" not in record:
+            continue  # the header of the held-out file
+        for key in ("id", "lang", "category", "utterance"):
+            if key not in record:
+                raise ValueError(f"{path}:{number}: no {key!r}")
+        record["form"] = form
+        rows.append(record)
+    return rows
+
+
+# -- the device ----------------------------------------------------------------------------
+
+
+def device_config(lang: str, model: Path, library: Path, work: Path, args: Any) -> Any:
+    """The config a person would write for this box: local model only, ALSA null."""
+    from device.config import from_dict
+
+    return from_dict(
+        {
+            "language": lang,
+            "state_dir": str(work / "state"),
+            "cache_dir": str(work / "cache"),
+            "models_dir": str(model.parent),
+            "runtime_dir": str(work / "run"),
+            "audio": {"playback_device": "null", "volume_percent": 100},
+            "button": {"gpio": False, "keyboard": False},
+            "llm": {
+                "model": model.stem,
+                "policy": "local",
+                "n_ctx": args.n_ctx,
+                "n_threads": args.threads,
+                "step_timeout": args.step_timeout,
+            },
+            "library": {"paths": [str(library)]},
+        },
+        "<bench>",
+    )
+
+
+class Device:
+    """A running device (App, player, agent) for one language, asked over its socket."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.app: Any = None
+        self.task: asyncio.Task[int] | None = None
+
+    async def start(self) -> None:
+        """Build everything the way `xiaoting run` does and serve the control socket."""
+        from device.app import AppState
+        from device.runtime import build_app
+
+        self.app = await build_app(self.config, recogniser=None, synthesiser=None, buttons=[])
+        if self.app.player is None:
+            raise RuntimeError("the player did not start (see the log)")
+        self.task = asyncio.create_task(self.app.run(), name="device")
+        await asyncio.wait_for(self.app.wait_state(AppState.IDLE), 30)
+
+    @property
+    def player(self) -> Any:
+        """The real `player.Player` of this device."""
+        return self.app.player
+
+    async def ask(self, text: str, timeout: float) -> dict[str, Any]:
+        """One text turn, as `xiaoting ask` runs it on a service (no speech)."""
+        from device.control import ask, socket_path
+
+        return await ask(socket_path(self.config.runtime_dir), text, speak=False, wait=timeout)
+
+    async def close(self) -> None:
+        """Stop the App (bookmarks saved, player and mixer closed) and free the model."""
+        if self.task is not None:
+            self.app.request_stop("bench")
+            await asyncio.wait_for(self.task, 30)
+        model = getattr(getattr(self.app, "agent", None), "model", None)
+        for candidate in (model, getattr(model, "primary", None)):
+            close = getattr(candidate, "close", None)
+            if callable(close):
+                close()
+
+
+async def album(player: Any, title: str) -> Any:
+    """The `AlbumDetail` whose title is exactly `title`; raises LookupError."""
+    detail = await player.resolve(title)
+    if detail.album.title != title:
+        raise LookupError(f"setup: no album titled {title!r} (found {detail.album.title!r})")
+    return detail
+
+
+async def apply_setup(player: Any, setup: dict[str, Any]) -> None:
+    """Put the player in the state `setup` describes (see bench/expect.py)."""
+    player.stop_all()
+    await player.sleep_timer(0)
+    player.store.db.execute("DELETE FROM bookmarks")
+    player.last_error = ""
+    player.volume = setup.get("volume", DEFAULT_VOLUME) / 100
+    for title, section, position in setup.get("bookmarks", []):
+        detail = await album(player, title)
+        player.store.bookmark_save(detail.album, detail.episode(section), float(position))
+        await asyncio.sleep(0.01)  # distinct update times: the last one is "the last book"
+    playing = setup.get("playing")
+    if playing:
+        title, section, position = [*playing, 0.0][:3]
+        detail = await album(player, title)
+        await player.play(detail, detail.episode(section), float(position))
+        if setup.get("paused"):
+            await player.pause()
+
+
+# -- one run -------------------------------------------------------------------------------
+
+
+def _model_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [s for s in steps if s.get("backend") not in ("fastpath", "human", None, "")]
+
+
+async def run_requests(
+    device: Device, requests: list[dict[str, Any]], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    """Every request through the device; one result row each."""
+    player = device.player
+    titles = list(player.titles())
+    ids: set[str] = set()
+    for spec in ALBUMS:  # the ids the player made, with and without their prefix
+        album_id = (await album(player, spec.title)).album.id
+        ids.update({album_id, album_id.split(":", 1)[-1]})
+    rows = []
+    for request in requests:
+        await apply_setup(player, request.get("setup", {}))
+        before = observe(player)
+        started = time.perf_counter()
+        try:
+            reply = await device.ask(request["utterance"], args.turn_timeout)
+        except Exception as err:  # a stuck turn is a failure, not the end of the run
+            reply = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+        elapsed = time.perf_counter() - started
+        after = observe(player)
+        answer = str(reply.get("answer") or "")
+        steps = list(reply.get("steps") or [])
+        calls = [(s["action"], s.get("arguments") or {}) for s in steps if s.get("action")]
+        reasons = [] if reply.get("ok") else [f"turn failed: {reply.get('error')}"]
+        reasons += check(
+            request,
+            before=before,
+            after=after,
+            answer=answer,
+            titles=titles,
+            elapsed_s=elapsed,
+            album_ids=ids,
         )
-        mark = "ok  " if ok else "FAIL"
+        model = _model_steps(steps)
+        row = {
+            "id": request["id"],
+            "form": request["form"],
+            "lang": request["lang"],
+            "category": request["category"],
+            "utterance": request["utterance"],
+            "ok": not reasons,
+            "reasons": reasons,
+            "answer": answer,
+            "calls": calls,
+            "before": before.to_dict(),
+            "after": after.to_dict(),
+            "ms": float(reply.get("elapsed_ms") or elapsed * 1000),
+            "fast": bool(steps) and not model,
+            "model_steps": len(model),
+            "format_errors": sum(1 for s in steps if s.get("kind") == "format_error"),
+            "decode_tokens": sum(int(s.get("tokens") or 0) for s in model),
+            "prefill_tokens": sum(
+                max(0, int(s.get("prompt_tokens") or 0) - int(s.get("cached_tokens") or 0))
+                for s in model
+            ),
+            "forced_tokens": sum(
+                int(v or 0) for s in model for k, v in s.items() if k.startswith("forced")
+            ),
+            "error": reply.get("error"),
+        }
+        rows.append(row)
+        mark = "ok  " if row["ok"] else "FAIL"
+        call_text = " ".join(f"{n}({json.dumps(a, ensure_ascii=False)})" for n, a in calls)
         print(
-            f"  ours {mark} {task['id']} {turn.elapsed_ms:6.0f} ms {turn.tokens:3d} tok  {task['utterance']!r} -> {library.calls} | {turn.answer[:50]!r}",
+            f"  {mark} {request['form']:<7} {request['id']:<10} {row['ms']:6.0f} ms "
+            f"{row['decode_tokens']:3d} tok  {request['utterance']!r} -> {call_text or '-'}"
+            f" | {answer[:60]!r}",
             flush=True,
         )
     return rows
 
 
-async def run_baseline(
-    model: LocalModel, tasks: list[dict[str, Any]], args: argparse.Namespace
-) -> list[dict]:
-    library = FakeLibrary()
-    baseline = _load_baseline().BaselineAgent(
-        library.tools(), model, max_rounds=args.max_rounds, max_tokens=args.max_tokens
-    )
-    rows = []
-    saved = (model.cache, model.supports_grammar)
-    model.cache, model.supports_grammar = False, False
-    try:
-        for task in tasks:
-            library.reset(playing=_playing(task))
-            turn = await baseline.run(task["utterance"])
-            ok = succeeded(task, library.calls, turn.answer)
-            rows.append(
-                {
-                    "id": task["id"],
-                    "ok": ok,
-                    "ms": turn.elapsed_ms,
-                    "tokens": turn.tokens,
-                    "model_steps": len(turn.replies),
-                    "format_failures": turn.format_failures,
-                    "invented": turn.invented_observations,
-                }
-            )
-            mark = "ok  " if ok else "FAIL"
-            print(
-                f"  base {mark} {task['id']} {turn.elapsed_ms:6.0f} ms {turn.tokens:3d} tok  {task['utterance']!r} -> {library.calls}",
-                flush=True,
-            )
-    finally:
-        model.cache, model.supports_grammar = saved
-    return rows
+def _pct(ok: int, total: int) -> str:
+    return f"{ok}/{total} ({100 * ok / max(1, total):.0f}%)"
 
 
-def summary(name: str, rows: list[dict]) -> str:
-    if not rows:
-        return f"{name}: no rows"
+def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
+    """The printed figures, one line each; the last is the benchmark's headline."""
+    lines = []
+    ok = sum(r["ok"] for r in rows)
+    by_form: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    by_cat: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for row in rows:
+        by_form[row["form"]].append(row)
+        by_cat[row["category"]].append(row)
+    lines.append("success per form:")
+    for form in FORMS:
+        if by_form.get(form):
+            group = by_form[form]
+            langs = " ".join(
+                f"{lang} {_pct(sum(r['ok'] for r in group if r['lang'] == lang), sum(1 for r in group if r['lang'] == lang))}"
+                for lang in ("zh", "en")
+                if any(r["lang"] == lang for r in group)
+            )
+            lines.append(f"  {form:<8} {_pct(sum(r['ok'] for r in group), len(group)):<14} {langs}")
+    lines.append("success per category:")
+    for cat in sorted(by_cat):
+        group = by_cat[cat]
+        lines.append(f"  {cat:<13} {_pct(sum(r['ok'] for r in group), len(group))}")
+    model_rows = [r for r in rows if not r["fast"] and r["model_steps"]]
     steps = sum(r["model_steps"] for r in rows)
-    failures = sum(r["format_failures"] for r in rows)
-    success = sum(r["ok"] for r in rows)
-    text = (
-        f"{name:<28} n={len(rows):3d}  success {success}/{len(rows)} ({100 * success / len(rows):.0f}%)  "
-        f"median turn {statistics.median(r['ms'] for r in rows) / 1000:.2f} s  "
-        f"tokens/turn {statistics.mean(r['tokens'] for r in rows):.0f}  "
-        f"format failures {failures}/{steps} steps ({100 * failures / max(1, steps):.0f}%)"
+    errors = sum(r["format_errors"] for r in rows)
+    lines.append(
+        f"replies that parse: {_pct(steps - errors, steps)} model replies; "
+        f"fast path answered {sum(r['fast'] for r in rows)}/{len(rows)} turns"
     )
-    if "invented" in rows[0]:
-        text += f"  invented Observation in {sum(r['invented'] for r in rows)}/{steps} replies"
-    return text
-
-
-async def grammar_overhead(model: LocalModel, args: argparse.Namespace) -> tuple[float, float]:
-    """Decode tokens/s with and without the grammar (same prompts, cache on)."""
-    library = FakeLibrary()
-    registry = ToolRegistry(library.tools())
-    agent = Agent(registry, model, language="zh", fast_path=False)
-    from agent.grammar import build_grammar
-
-    grammar = build_grammar(registry)
-    rates: dict[bool, list[float]] = {True: [], False: []}
-    for utterance in ("播放西游记第三集", "三体有多少集", "play Treasure Island", "给我讲个笑话"):
-        messages = [
-            {"role": "system", "content": agent.system_prompt()},
-            {"role": "user", "content": utterance},
-        ]
-        for use in (True, False):
-            result = await model.complete(messages, grammar=grammar if use else None, max_tokens=48)
-            decode_ms = result.elapsed_ms - (result.first_token_ms or 0.0)
-            if result.completion_tokens > 1 and decode_ms > 0:
-                rates[use].append((result.completion_tokens - 1) / (decode_ms / 1000.0))
-    return statistics.median(rates[True]), statistics.median(rates[False])
-
-
-async def first_token(model: LocalModel, args: argparse.Namespace) -> tuple[float, float, int]:
-    """Median time to first token (ms) with the system prompt cached and with a cold cache."""
-    registry = ToolRegistry(FakeLibrary().tools())
-    agent = Agent(registry, model, language="zh", fast_path=False)
-    system = {"role": "system", "content": agent.system_prompt()}
-    await model.warm([system])
-    warm, cold = [], []
-    for utterance in ("播放三体", "搜一下红楼梦", "下一集是什么"):
-        messages = [system, {"role": "user", "content": utterance}]
-        result = await model.complete(messages, max_tokens=1)
-        warm.append(result.first_token_ms or result.elapsed_ms)
-        model.cache = False
-        result = await model.complete(messages, max_tokens=1)
-        cold.append(result.first_token_ms or result.elapsed_ms)
-        model.cache = True
-        await model.warm([system])
-    return statistics.median(warm), statistics.median(cold), model.count_tokens(system["content"])
-
-
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="GGUF model file")
-    parser.add_argument("--tasks", type=Path, default=ROOT / "bench" / "agent_tasks.jsonl")
-    parser.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
-    parser.add_argument(
-        "--baseline-limit", type=int, default=12, help="tasks for the baseline loop"
+    if model_rows:
+        decode = [r["decode_tokens"] for r in model_rows]
+        prefill = [r["prefill_tokens"] for r in model_rows]
+        lines.append(
+            f"per model turn ({len(model_rows)}): decode tokens mean {statistics.mean(decode):.0f}"
+            f" median {statistics.median(decode):.0f}; prefill tokens mean "
+            f"{statistics.mean(prefill):.0f} median {statistics.median(prefill):.0f}; "
+            f"model steps mean {statistics.mean(r['model_steps'] for r in model_rows):.2f}"
+        )
+        forced = [r["forced_tokens"] for r in model_rows]
+        if any(forced):
+            lines.append(f"  forced (grammar-determined) tokens mean {statistics.mean(forced):.0f}")
+        lines.append(
+            f"median turn: {statistics.median(r['ms'] for r in rows) / 1000:.2f} s all, "
+            f"{statistics.median(r['ms'] for r in model_rows) / 1000:.2f} s model turns"
+        )
+    leaked = sum(1 for r in rows if any("album id" in x for x in r["reasons"]))
+    silent = sum(1 for r in rows if any(x.startswith("silence") for x in r["reasons"]))
+    lines.append(f"answers naming an album id: {leaked}; silent answers: {silent}")
+    failures = [r for r in rows if not r["ok"]]
+    if failures:
+        lines.append(f"failures ({len(failures)}):")
+        for r in failures:
+            call_text = " ".join(f"{n}({json.dumps(a, ensure_ascii=False)})" for n, a in r["calls"])
+            lines.append(
+                f"  [{r['form']} {r['id']} {r['category']}] {r['utterance']!r}\n"
+                f"      calls: {call_text or '-'}\n"
+                f"      answer: {r['answer']!r}\n"
+                f"      state: {Observed(**r['before']).short()} -> {Observed(**r['after']).short()}\n"
+                f"      why: {'; '.join(r['reasons'])}"
+            )
+    lines.append(
+        f"agent benchmark: {ok}/{len(rows)} ok ({100 * ok / max(1, len(rows)):.0f}%) "
+        f"real player, {model_name}"
     )
-    parser.add_argument("--threads", type=int, default=0)
-    parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--max-tokens", type=int, default=128)
-    parser.add_argument("--max-rounds", type=int, default=6)
-    parser.add_argument("--no-fast-path", action="store_true")
-    parser.add_argument(
-        "--no-catalog", action="store_true", help="do not show the album titles to the agent"
-    )
-    parser.add_argument(
-        "--no-return-direct", action="store_true", help="playback tools not return_direct"
-    )
-    args = parser.parse_args()
-    tasks = load_tasks(args.tasks)
-    if args.limit:
-        tasks = tasks[: args.limit]
-    # One language after the other, as on a device (the system prompt stays cached).
-    tasks.sort(key=lambda t: t["lang"] != "zh")
-    model = LocalModel(
-        args.model, n_ctx=args.n_ctx, n_threads=args.threads, max_tokens=args.max_tokens
-    )
-    start = time.perf_counter()
-    await model.load()
+    return lines
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    requests: list[dict[str, Any]] = []
+    for form in args.forms:
+        if not FORMS[form].is_file():
+            print(f"no {form} requests: {FORMS[form]} missing", file=sys.stderr)
+            continue
+        chosen = load_requests(FORMS[form], form)
+        if args.lang:
+            chosen = [r for r in chosen if r["lang"] == args.lang]
+        if args.limit:
+            chosen = chosen[: args.limit]
+        requests.extend(chosen)
+    if args.only:
+        requests = [r for r in requests if r["id"] in args.only]
+    if not args.model.is_file():
+        print(f"no model file {args.model}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    library = cached_library()
     print(
-        f"model {args.model.name} loaded in {time.perf_counter() - start:.1f} s; {len(tasks)} tasks",
+        f"library {library.name}: {len(ALBUMS)} albums, {sum(a.episodes for a in ALBUMS)} "
+        f"episodes ({time.perf_counter() - started:.1f} s); {len(requests)} requests; "
+        f"model {args.model.name}",
         flush=True,
     )
-    ours = await run_ours(model, tasks, args)
-    half = args.baseline_limit // 2
-    subset = [t for t in tasks if t["lang"] == "zh"][: args.baseline_limit - half]
-    subset += [t for t in tasks if t["lang"] == "en"][:half]
-    base = await run_baseline(model, subset, args) if args.baseline_limit else []
-    with_grammar, without_grammar = await grammar_overhead(model, args)
-    warm, cold, system_tokens = await first_token(model, args)
-    ids = {t["id"] for t in subset}
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="xiaoting-bench-") as tmp:
+        # One language after the other, as on a device (one language per service).
+        for lang in ("zh", "en"):
+            chosen = [r for r in requests if r["lang"] == lang]
+            if not chosen:
+                continue
+            config = device_config(lang, args.model, library, Path(tmp, lang), args)
+            device = Device(config)
+            loading = time.perf_counter()
+            await device.start()
+            print(f"{lang}: device ready in {time.perf_counter() - loading:.1f} s", flush=True)
+            try:
+                rows += await run_requests(device, chosen, args)
+            finally:
+                await device.close()
     print()
-    print(summary("ours, all tasks", ours))
-    print(summary("ours, model tasks only", [r for r in ours if not r["fast"]]))
-    print(summary("ours, held-out phrasings", [r for r in ours if r["heldout"]]))
-    print(summary("ours, baseline subset", [r for r in ours if r["id"] in ids]))
-    print(summary("design-note loop, subset", base))
-    print(f"fast path answered {sum(r['fast'] for r in ours)}/{len(ours)} tasks")
-    print(
-        f"grammar overhead: {with_grammar:.1f} tok/s with grammar vs {without_grammar:.1f} tok/s without "
-        f"({100 * (1 - with_grammar / without_grammar):.0f}% slower)"
+    for line in summary(rows, args.model.stem):
+        print(line)
+    if args.json:
+        args.json.write_text(
+            json.dumps({"model": args.model.stem, "rows": rows}, ensure_ascii=False, indent=1),
+            encoding="utf-8",
+        )
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="GGUF model file")
+    parser.add_argument(
+        "--forms",
+        type=lambda s: [f.strip() for f in s.split(",") if f.strip()],
+        default=list(FORMS),
+        help="comma-separated: typed,asr,heldout (default all)",
     )
-    print(
-        f"time to first token: {warm:.0f} ms with the {system_tokens}-token system prompt cached vs "
-        f"{cold:.0f} ms cold ({cold / max(warm, 1e-3):.1f}x)"
+    parser.add_argument("--limit", type=int, default=0, help="first N requests of each form")
+    parser.add_argument("--lang", choices=("zh", "en"), help="only this language")
+    parser.add_argument("--only", nargs="*", help="only these request ids")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=0, help="llm.n_threads (0: all cores)")
+    parser.add_argument(
+        "--step-timeout", type=float, default=60.0, help="llm.step_timeout, seconds per step"
     )
-    model.close()
+    parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
+    parser.add_argument("--json", type=Path, help="write every row to this JSON file")
+    parser.add_argument("--debug", action="store_true", help="the device's log on stderr")
+    args = parser.parse_args()
+    for form in args.forms:
+        if form not in FORMS:
+            parser.error(f"unknown form {form!r} (typed, asr, heldout)")
+    logging.basicConfig(
+        level=logging.INFO if args.debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(main())

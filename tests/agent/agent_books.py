@@ -1,7 +1,7 @@
 """An in-memory audiobook world with the real tool names and signatures of the player.
 
-Used by the agent's real-model tests and by ``bench/agent.py``: it records every call so
-a request's tool calls can be checked against what counts as success.
+Used by the agent's unit and real-model tests (the benchmark, ``bench/agent.py``, runs on the
+real player instead): it records every call so a request's tool calls can be checked.
 """
 
 from __future__ import annotations

@@ -1,0 +1,270 @@
+"""What counts as success for one benchmark request: the real player's state and the answer.
+
+A request (one JSON object per line of ``bench/requests_*.jsonl``) carries:
+
+- ``id``, ``lang`` ("zh"/"en"), ``category`` (play, play_episode, relative, continue, pause,
+  stop, resume, status, volume, seek, sleep, count, library, search, decline, story, marker),
+  ``utterance``;
+- ``setup``: the state before the turn — ``playing`` [title, episode, seconds], ``paused``
+  (bool), ``bookmarks`` [[title, episode, seconds], …], ``volume`` (percent, default 60);
+- ``expect``: what must hold after the turn (every key), and optionally ``alt``: a list of
+  other ``expect`` objects that also count as success.
+
+Keys of ``expect``:
+
+- ``plays`` {album, episode?, position?}: playing that album (and episode; position in
+  seconds, ± the turn's own duration);
+- ``paused`` {album?, episode?}: paused (the same book as before unless named);
+- ``stopped``: true — nothing loaded;
+- ``unchanged``: true — the same book, episode and play/pause state as before, same volume;
+- ``volume``: a percent, or {"above": p} / {"below": p};
+- ``position``: seconds into the episode (a seek), ± the turn's duration;
+- ``sleep``: minutes of the sleep timer;
+- ``says_number``: the answer states this number (digits or Chinese numerals);
+- ``says_any``: the answer contains one of these strings (case and script folded);
+- ``declines``: the answer declines (a refusal word, no digits: no invented facts);
+- ``offers_books``: the answer names a book of the library, or one started playing;
+- ``lists_library``: the answer names two books of the library, or how many it holds.
+
+Every answer, whatever the request, must be non-empty, name no album id (``lib:…``), and be
+short enough to speak (no raw listing, no "第001集", no "(本地)").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from player.textmatch import normalize
+
+from .library import chinese_numeral
+
+ID_PATTERN = re.compile(r"\b(?:lib|rss|lv|json)\s*[:：]\s*[0-9A-Za-z]", re.I)
+"""An album id as the player makes them ("lib:3ea9489e79", "rss:…", "lv:…", "json:…")."""
+
+PADDED_EPISODE = re.compile(r"第\s*0\d+\s*[集回章]|\b(?:episode|chapter)\s+0\d", re.I)
+SOURCE_TAG = re.compile(r"[(（]\s*(?:本地|缓存|远程|local|cached|remote)\s*[)）]", re.I)
+"""A tool's source tag ("(本地)") read out: raw tool output, not a sentence."""
+
+MAX_SPOKEN_CHARS = {"zh": 120, "en": 300}
+"""Longer answers are a listing, not a sentence (about 25 s of speech at piper's pace)."""
+
+DECLINE_WORDS = {
+    "zh": ("抱歉", "不能", "无法", "不会", "没办法", "不支持", "做不到", "只能", "不知道",
+           "帮不了", "不提供", "不清楚", "没有这个功能", "不了"),
+    "en": ("sorry", "can't", "cannot", "can not", "unable", "not able", "only", "don't know",
+           "do not know", "not something i", "no way to"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The player as seen from outside: state, book, episode, position (s), volume (%)."""
+
+    state: str
+    album: str | None
+    episode: int | None
+    position: float | None
+    volume: int
+    sleep_minutes: float | None
+
+    def short(self) -> str:
+        """One line for a failure report."""
+        book = f"{self.album} #{self.episode} @{self.position:.0f}s" if self.album else "-"
+        sleep = f" sleep {self.sleep_minutes:.0f} min" if self.sleep_minutes else ""
+        return f"{self.state} {book} vol {self.volume}{sleep}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def observe(player: Any) -> Observed:
+    """Read the real player's state (its public attributes) into an `Observed`."""
+    import time
+
+    now = getattr(player, "now", None)
+    deadline = getattr(player, "sleep_deadline", None)
+    return Observed(
+        state=str(getattr(player, "state", "")),
+        album=now.detail.album.title if now is not None else None,
+        episode=now.episode.section if now is not None else None,
+        position=float(now.playback.position) if now is not None else None,
+        volume=round(float(getattr(player, "volume", 0.0)) * 100),
+        sleep_minutes=None if deadline is None else max(0.0, (deadline - time.monotonic()) / 60),
+    )
+
+
+def number_forms(n: int) -> list[str]:
+    """Ways an answer may state `n`: "12", "十二" (and "两" for 2)."""
+    forms = [str(n)]
+    if 0 < n < 10000:
+        forms.append(chinese_numeral(n))
+    if n == 2:
+        forms.append("两")
+    return forms
+
+
+def says_number(answer: str, n: int) -> bool:
+    """True when `answer` contains `n` as a whole number (not as part of a longer one)."""
+    for form in number_forms(n):
+        if form.isdigit():
+            if re.search(rf"(?<!\d){form}(?!\d)", answer):
+                return True
+        elif re.search(
+            rf"(?<![零一二三四五六七八九十百千两]){form}(?![零一二三四五六七八九十百千])", answer
+        ):
+            return True
+    return False
+
+
+def mentioned_titles(answer: str, titles: list[str]) -> list[str]:
+    """Library titles (of two or more folded characters) that `answer` names."""
+    folded = normalize(answer)
+    found = []
+    for title in titles:
+        key = normalize(title)
+        if len(key) >= 2 and key in folded:
+            found.append(title)
+    return found
+
+
+def spoken_problems(answer: str, lang: str, album_ids: set[str] = frozenset()) -> list[str]:
+    """Why `answer` is not fit to be spoken (empty list when it is)."""
+    problems = []
+    text = answer.strip()
+    if not text:
+        return ["silence: no answer"]
+    if ID_PATTERN.search(text) or any(i and i in text for i in album_ids):
+        problems.append("an album id is spoken")
+    if PADDED_EPISODE.search(text):
+        problems.append("a padded episode number is spoken")
+    if SOURCE_TAG.search(text):
+        problems.append("a source tag such as (本地) is spoken")
+    if len(text) > MAX_SPOKEN_CHARS.get(lang, 300):
+        problems.append(f"{len(text)} characters: a listing, not a sentence")
+    return problems
+
+
+def _near(actual: float | None, wanted: float, slack: float) -> bool:
+    return actual is not None and wanted - 2.0 <= actual <= wanted + slack
+
+
+def check_expect(
+    expect: dict[str, Any],
+    *,
+    lang: str,
+    before: Observed,
+    after: Observed,
+    answer: str,
+    titles: list[str],
+    elapsed_s: float,
+    library_size: int,
+) -> list[str]:
+    """Reasons one `expect` object is not met (empty list: met)."""
+    why: list[str] = []
+    slack = elapsed_s + 3.0
+    plays = expect.get("plays")
+    if plays is not None:
+        if after.state not in ("playing", "loading"):
+            why.append(f"should play {plays.get('album')}, player is {after.state}")
+        elif plays.get("album") and after.album != plays["album"]:
+            why.append(f"should play {plays['album']}, plays {after.album}")
+        elif plays.get("episode") and after.episode != plays["episode"]:
+            why.append(f"should play episode {plays['episode']}, plays {after.episode}")
+        elif "position" in plays and not _near(after.position, plays["position"], slack):
+            why.append(f"should start near {plays['position']:.0f} s, at {after.position:.0f} s")
+    paused = expect.get("paused")
+    if paused is not None:
+        album = paused.get("album", before.album) if isinstance(paused, dict) else before.album
+        episode = paused.get("episode", before.episode) if isinstance(paused, dict) else None
+        if after.state != "paused":
+            why.append(f"should be paused, player is {after.state}")
+        elif album and after.album != album:
+            why.append(f"should have {album} paused, has {after.album}")
+        elif episode and after.episode != episode:
+            why.append(f"should be paused at episode {episode}, is at {after.episode}")
+    if expect.get("stopped") and after.album is not None:
+        why.append(f"should be stopped, player is {after.state} {after.album}")
+    if expect.get("unchanged"):
+        if (after.state, after.album, after.episode) != (
+            before.state,
+            before.album,
+            before.episode,
+        ):
+            why.append(f"playback changed: {before.short()} -> {after.short()}")
+        if after.volume != before.volume and "volume" not in expect:
+            why.append(f"volume changed: {before.volume} -> {after.volume}")
+    volume = expect.get("volume")
+    if isinstance(volume, int) and after.volume != volume:
+        why.append(f"volume should be {volume}, is {after.volume}")
+    elif isinstance(volume, dict):
+        if "above" in volume and not after.volume > volume["above"]:
+            why.append(f"volume should rise above {volume['above']}, is {after.volume}")
+        if "below" in volume and not after.volume < volume["below"]:
+            why.append(f"volume should fall below {volume['below']}, is {after.volume}")
+    if "position" in expect and not _near(after.position, expect["position"], slack):
+        shown = "-" if after.position is None else f"{after.position:.0f} s"
+        why.append(f"position should be near {expect['position']} s, is {shown}")
+    if "sleep" in expect:
+        minutes = after.sleep_minutes
+        if minutes is None or abs(minutes - expect["sleep"]) > 1.0:
+            why.append(f"sleep timer should be {expect['sleep']} min, is {minutes}")
+    if "says_number" in expect and not says_number(answer, int(expect["says_number"])):
+        why.append(f"answer does not state {expect['says_number']}")
+    if "says_any" in expect:
+        folded = normalize(answer)
+        if not any(normalize(s) in folded for s in expect["says_any"]):
+            why.append(f"answer names none of {expect['says_any']}")
+    if expect.get("declines"):
+        lowered = answer.casefold()
+        if not any(w in lowered for w in DECLINE_WORDS[lang]):
+            why.append("answer does not decline")
+        elif re.search(r"\d", answer):
+            why.append("a declining answer states figures (invented facts?)")
+    if expect.get("offers_books"):
+        started = after.album is not None and (after.album, after.episode) != (
+            before.album,
+            before.episode,
+        )
+        if not started and not mentioned_titles(answer, titles):
+            why.append("answer offers no book of the library")
+    if expect.get("lists_library"):
+        named = mentioned_titles(answer, titles)
+        if len(named) < 2 and not says_number(answer, library_size):
+            why.append("answer lists neither books of the library nor how many there are")
+    return why
+
+
+def check(
+    request: dict[str, Any],
+    *,
+    before: Observed,
+    after: Observed,
+    answer: str,
+    titles: list[str],
+    elapsed_s: float,
+    album_ids: set[str] = frozenset(),
+) -> list[str]:
+    """Why `request` failed (empty list: it succeeded): spoken-answer rules, then `expect`
+    or any of `alt`."""
+    lang = request["lang"]
+    problems = spoken_problems(answer, lang, album_ids)
+    options = [request.get("expect", {}), *request.get("alt", [])]
+    reasons: list[str] = []
+    for option in options:
+        why = check_expect(
+            option,
+            lang=lang,
+            before=before,
+            after=after,
+            answer=answer,
+            titles=titles,
+            elapsed_s=elapsed_s,
+            library_size=len(titles),
+        )
+        if not why:
+            return problems
+        reasons = reasons or why
+    return problems + reasons

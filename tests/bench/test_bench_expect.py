@@ -1,0 +1,161 @@
+"""The benchmark's success rules (bench/expect.py) and the request files they judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.expect import Observed, check, says_number, spoken_problems
+from bench.library import BY_TITLE
+
+ROOT = Path(__file__).resolve().parents[2]
+CATEGORIES = {
+    "play", "play_episode", "relative", "continue", "pause", "stop", "resume", "status",
+    "volume", "seek", "sleep", "count", "library", "search", "decline", "story", "marker",
+}  # fmt: skip
+EXPECT_KEYS = {
+    "plays", "paused", "stopped", "unchanged", "volume", "position", "sleep", "says_number",
+    "says_any", "declines", "offers_books", "lists_library",
+}  # fmt: skip
+FILES = {"typed": ("requests_typed.jsonl", 60)}
+
+IDLE = Observed("idle", None, None, None, 60, None)
+PLAYING = Observed("playing", "西游记", 3, 40.0, 60, None)
+TITLES = list(BY_TITLE)
+
+
+def _records(name: str) -> list[dict]:
+    lines = (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _check(expect: dict, *, before=PLAYING, after=PLAYING, answer="好的。", lang="zh", **kw):
+    request = {"lang": lang, "expect": expect, **kw}
+    return check(request, before=before, after=after, answer=answer, titles=TITLES, elapsed_s=2.0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ("", "silence"),
+        ("   ", "silence"),
+        ("找到西游记，id: lib:3ea9489e79", "album id"),
+        ("正在播放: 水浒传 第1集 第01集 王教头私走延安府", "padded episode"),
+        ("正在播放(本地): 三体 第1集", "source tag"),
+        ("；".join(f"第{n}集 标题" for n in range(1, 30)), "listing"),
+    ],
+)
+def test_unspeakable_answers_are_caught(answer: str, problem: str) -> None:
+    problems = spoken_problems(answer, "zh")
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_plain_sentence_is_fine() -> None:
+    assert spoken_problems("正在播放 西游记 第3集 大闹龙宫", "zh") == []
+    assert spoken_problems("Playing Treasure Island, chapter 3.", "en") == []
+
+
+def test_an_album_hash_without_its_prefix_is_caught() -> None:
+    assert spoken_problems("西游记 3ea9489e79", "zh", {"3ea9489e79"})
+
+
+@pytest.mark.parametrize(
+    ("answer", "n", "said"),
+    [
+        ("西游记一共有100集", 100, True),
+        ("西游记一共有一百集", 100, True),
+        ("现在是第十二集", 12, True),
+        ("It has 24 chapters.", 24, True),
+        ("一共120集", 12, False),
+        ("一共一百二十集", 20, False),
+        ("一共一百二十集", 120, True),
+        ("有两集", 2, True),
+        ("第3集", 30, False),
+    ],
+)
+def test_numbers_are_read_in_both_scripts(answer: str, n: int, said: bool) -> None:
+    assert says_number(answer, n) is said
+
+
+def test_playback_expectations_use_the_players_state() -> None:
+    after = Observed("playing", "三体", 4, 126.0, 60, None)
+    assert _check({"plays": {"album": "三体", "episode": 4, "position": 125}}, after=after) == []
+    assert _check({"plays": {"album": "三体", "episode": 1}}, after=after)
+    assert _check({"plays": {"album": "三体", "position": 0}}, after=after)
+    assert _check({"plays": {"album": "西游记"}}, after=after)
+    paused = Observed("paused", "西游记", 3, 40.0, 60, None)
+    assert _check({"paused": {"album": "西游记", "episode": 3}}, after=paused) == []
+    assert _check({"paused": {}}, after=PLAYING)
+    assert _check({"stopped": True}, after=IDLE) == []
+    assert _check({"stopped": True}, after=paused)
+
+
+def test_unchanged_means_the_same_book_and_volume() -> None:
+    assert _check({"unchanged": True}) == []
+    other = Observed("playing", "三体", 1, 0.0, 60, None)
+    assert _check({"unchanged": True}, after=other)
+    louder = Observed("playing", "西游记", 3, 41.0, 70, None)
+    assert _check({"unchanged": True}, after=louder)
+    assert _check({"volume": {"above": 60}}, after=louder) == []
+    assert _check({"volume": {"below": 60}}, after=louder)
+
+
+def test_answer_expectations() -> None:
+    assert _check({"says_number": 100}, answer="西游记共一百集。") == []
+    assert _check({"says_number": 100}, answer="找到西游记。")
+    assert _check({"says_any": ["红楼梦"]}, answer="正在播放紅樓夢第7集") == []
+    assert _check({"declines": True}, answer="抱歉，我只能帮你听书。") == []
+    assert _check({"declines": True}, answer="明天晴，25度。")
+    assert _check({"declines": True}, answer="抱歉，明天25度。")
+    assert _check({"declines": True}, answer="Sorry, I can only play books.", lang="en") == []
+    assert _check({"offers_books": True}, answer="可以听听西游记或者三体。") == []
+    assert _check({"offers_books": True}, answer="从前有座山。")
+    assert _check({"lists_library": True}, answer="有西游记、三体等331本书。") == []
+    assert _check({"lists_library": True}, answer="有很多书。")
+
+
+def test_an_alternative_outcome_counts() -> None:
+    after = Observed("playing", "三体", 1, 0.0, 60, None)
+    expect = {"says_any": ["三体"]}
+    alt = [{"plays": {"album": "三体"}}]
+    assert _check(expect, after=after, answer="好的。", alt=alt) == []
+    assert _check(expect, after=PLAYING, answer="好的。", alt=alt)
+
+
+def test_a_spoken_id_fails_even_when_the_state_is_right() -> None:
+    after = Observed("playing", "三体", 1, 0.0, 60, None)
+    why = _check({"plays": {"album": "三体"}}, after=after, answer="正在播放 lib:0123abcd")
+    assert why and "album id" in why[0]
+
+
+@pytest.mark.parametrize("form", sorted(FILES))
+def test_request_files_are_consistent(form: str) -> None:
+    name, minimum = FILES[form]
+    records = [r for r in _records(name) if "utterance" in r]
+    assert len(records) >= minimum
+    assert {r["lang"] for r in records} == {"zh", "en"}
+    assert len({r["id"] for r in records}) == len(records)
+    for r in records:
+        where = f"{name} {r['id']}"
+        assert r["category"] in CATEGORIES, where
+        assert r["utterance"].strip(), where
+        for option in [r["expect"], *r.get("alt", [])]:
+            assert option and set(option) <= EXPECT_KEYS, where
+            for key in ("plays", "paused"):
+                target = option.get(key)
+                if isinstance(target, dict) and target.get("album"):
+                    spec = BY_TITLE[target["album"]]
+                    assert 1 <= target.get("episode", 1) <= spec.episodes, where
+        setup = r.get("setup", {})
+        marks = list(setup.get("bookmarks", []))
+        if setup.get("playing"):
+            marks.append(setup["playing"])
+        for title, section, *_ in marks:
+            assert 1 <= section <= BY_TITLE[title].episodes, where
+
+
+def test_request_ids_are_unique_across_files() -> None:
+    ids = [r["id"] for name, _ in FILES.values() for r in _records(name) if "utterance" in r]
+    assert len(ids) == len(set(ids))

@@ -158,6 +158,7 @@ class App:
         self._speech_cancel = threading.Event()
         self._startup_ignored = 0
         self._tasks: set[asyncio.Task[Any]] = set()
+        mixer.on_change = self._speaker_changed
 
     # -- state ---------------------------------------------------------------------------
 
@@ -174,7 +175,16 @@ class App:
     def status_line(self) -> str:
         """One line for ``systemctl status``."""
         book = getattr(self.player, "state", None) if self.player else None
-        return f"{self.state}; book {book or 'none'}"
+        line = f"{self.state}; book {book or 'none'}"
+        if not self.mixer.output_ok and self.mixer.last_error:
+            line += "; speaker unavailable"
+        return line
+
+    def _speaker_changed(self, ok: bool, error: str) -> None:
+        """From the mixer thread: the speaker failed or came back; refresh STATUS."""
+        loop = self.inbox.loop
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: self.notifier.status(self.status_line()))
 
     def status(self) -> dict[str, Any]:
         """Facts for ``xiaoting status``."""
@@ -188,6 +198,9 @@ class App:
             "underruns": self.mixer.underruns,
             "speaker_ok": self.mixer.output_ok,
             "speaker_error": self.mixer.last_error,
+            "speaker": "ok" if self.mixer.output_ok else "unavailable",
+            "audio": _audio_facts(self.mixer),
+            "player_health": _book_facts(self.player),
             "microphone_error": self.guard.last_error if self.guard and self.guard.failing else "",
             "buttons": sorted(self.buttons),
             "last_turn": self.last_turn,
@@ -498,3 +511,29 @@ def _step_dict(step: Any) -> dict[str, Any]:
         return step.to_dict()
     fields = ("thought", "action", "action_input", "observation", "elapsed_ms")
     return {f: getattr(step, f) for f in fields if hasattr(step, f)}
+
+
+def _audio_facts(mixer: Mixer) -> dict[str, Any]:
+    """Period, buffer and underrun figures of the playback device for ``xiaoting status``."""
+    output = mixer.output
+    rate = mixer.sample_rate or 1
+    period = int(getattr(output, "period_frames", mixer.period_frames))
+    buffer = int(getattr(output, "buffer_frames", 0))
+    return {
+        "underruns": mixer.underruns,
+        "short_writes": int(getattr(output, "short_writes", 0)),
+        "period_ms": round(1000 * period / rate, 1),
+        "buffer_ms": round(1000 * buffer / rate, 1) if buffer else None,
+        "book_queued_ms": round(1000 * mixer.book.queued_seconds, 1),
+        "longest_write_gap_ms": round(1000 * mixer.longest_gap, 1),
+    }
+
+
+def _book_facts(player: Any) -> dict[str, Any] | None:
+    health = getattr(player, "health", None)
+    if not callable(health):
+        return None
+    try:
+        return health()
+    except Exception as err:  # status must answer even when the player is in trouble
+        return {"error": str(err)}

@@ -5,13 +5,22 @@ or a recorder in tests). Its `book` channel implements `player.AudioSink`; its `
 channel takes synthesised speech at any rate. While the person talks the book is *held*
 (nothing is taken from its buffer, so the player's `write` blocks and the position does not
 move); while the assistant speaks it is ducked to `duck_volume`, or held when that is 0.
+
+Under load (llama.cpp generating on the other cores) the writer thread asks the OS for a
+higher priority, the book channel keeps at least `MIN_QUEUED_PERIODS` periods of decoded
+audio ahead of the device, and underruns (``EPIPE``, short writes) are counted for
+``xiaoting status``. The book's position follows what the device accepted: `delay()` is
+the audio still queued here, and with no working speaker nothing is taken at all.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import os
 import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Protocol
 
@@ -22,6 +31,26 @@ from .pacing import Pacer
 from .resample import convert_once
 
 _LOGGER = logging.getLogger(__name__)
+
+# The book channel holds at least this many periods of decoded audio ahead of the device.
+MIN_QUEUED_PERIODS = 3
+# Nice value asked for the writer thread (lower runs first; needs CAP_SYS_NICE below 0).
+WRITER_NICE = -10
+
+
+def raise_thread_priority(name: str, nice: int = WRITER_NICE) -> bool:
+    """Give the calling thread the nice value `nice` (Linux: per thread); True on success.
+
+    A refusal (no CAP_SYS_NICE, another OS) is one debug line: audio still plays, only
+    with less protection against a busy CPU.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    except (AttributeError, OSError) as err:
+        _LOGGER.debug("%s thread keeps its priority (%s)", name, err)
+        return False
+    _LOGGER.debug("%s thread runs at nice %d", name, nice)
+    return True
 
 
 class PlaybackError(AudioError):
@@ -50,8 +79,12 @@ class PcmOutput(Protocol):
 class AlsaPlayback:
     """ALSA playback of `device` at `sample_rate` Hz, `channels`, S16_LE, `period_frames`.
 
-    An underrun (``-EPIPE``) is recovered by pyalsaaudio re-preparing the stream; this
-    class counts them in `underruns`.
+    The buffer asked for is at least `buffer_seconds` (and 4 periods): a 1024-frame period
+    at 48 kHz is 21 ms, so 10 periods let the writer be late by 0.2 s before the sound
+    breaks. The negotiated period and buffer are logged at open. An underrun (``-EPIPE``;
+    pyalsaaudio re-prepares the stream inside `write`, so it shows as the XRUN state before
+    the next write) and a short write count in `underruns`, except the one after the mixer
+    said it had nothing to play (`idle`).
     """
 
     def __init__(
@@ -61,12 +94,17 @@ class AlsaPlayback:
         sample_rate: int = 48000,
         channels: int = 2,
         period_frames: int = 1024,
+        buffer_seconds: float = 0.2,
     ) -> None:
         self.device = device
         self.sample_rate = sample_rate
         self.channels = channels
         self.period_frames = period_frames
+        self.periods = max(4, math.ceil(buffer_seconds * sample_rate / period_frames))
+        self.buffer_frames = self.periods * period_frames
         self.underruns = 0
+        self.short_writes = 0
+        self._idle = True
         self._pcm = None
         self._pacer = Pacer(sample_rate, lead=max(0.2, 8 * period_frames / sample_rate))
 
@@ -85,7 +123,7 @@ class AlsaPlayback:
                 rate=self.sample_rate,
                 format=alsaaudio.PCM_FORMAT_S16_LE,
                 periodsize=self.period_frames,
-                periods=4,
+                periods=self.periods,
             )
         except alsaaudio.ALSAAudioError as err:
             raise PlaybackError(f"playback device {self.device!r}: {err}") from err
@@ -100,7 +138,22 @@ class AlsaPlayback:
                 f"{info.get('channels')}, not {self.sample_rate} Hz x{self.channels}; "
                 "use a plughw: device or set audio.playback_rate"
             )
+        self.period_frames = int(info.get("period_size", self.period_frames))
+        self.buffer_frames = int(info.get("buffer_size", self.buffer_frames))
+        _LOGGER.info(
+            "playback %s: %d Hz x%d S16_LE, period %d frames (%.1f ms), buffer %d frames "
+            "(%.1f ms, %d periods)",
+            self.device, self.sample_rate, self.channels, self.period_frames,
+            1000 * self.period_frames / self.sample_rate, self.buffer_frames,
+            1000 * self.buffer_frames / self.sample_rate,
+            self.buffer_frames // max(1, self.period_frames),
+        )  # fmt: skip
+        self._idle = True
         self._pcm = pcm
+
+    def idle(self) -> None:
+        """The mixer has nothing to play: the underrun that follows is silence, not a fault."""
+        self._idle = True
 
     def write(self, pcm: bytes) -> None:
         """Write frames; counts an underrun and retries once; raises PlaybackError."""
@@ -108,16 +161,23 @@ class AlsaPlayback:
             raise PlaybackError("playback device not open")
         import alsaaudio
 
+        frame_bytes = 2 * self.channels
+        frames = len(pcm) // frame_bytes
         try:
-            if self._pcm.state() == alsaaudio.PCM_STATE_XRUN:
+            if self._pcm.state() == alsaaudio.PCM_STATE_XRUN and not self._idle:
                 self.underruns += 1
-            written = self._pcm.write(pcm)
-            if written < 0:
+            self._idle = False
+            view = memoryview(pcm)
+            for _attempt in range(8):
+                written = self._pcm.write(view)
+                if written >= len(view) // frame_bytes:
+                    break
+                self.short_writes += 1  # the device took less: the rest goes again
                 self.underruns += 1
-                self._pcm.write(pcm)
+                view = view[max(0, written) * frame_bytes :]
         except alsaaudio.ALSAAudioError as err:
             raise PlaybackError(f"playback device {self.device!r}: {err}") from err
-        self._pacer.wrote(len(pcm) // (2 * self.channels))
+        self._pacer.wrote(frames)
 
     def close(self) -> None:
         """Close the device (pending frames are dropped)."""
@@ -159,6 +219,20 @@ class BookChannel(_Channel):
         self.sample_rate = mixer.sample_rate
         self.channels = mixer.channels
         self.frames_written = 0
+
+    def delay(self) -> int:
+        """Frames written here that the device has not taken yet (the player's position
+        leaves them out)."""
+        with self._mixer.cond:
+            return len(self._buf) // self._mixer.frame_bytes
+
+    @property
+    def problem(self) -> str:
+        """Why nothing is heard ("speaker unavailable: ..."), or "" while the device works."""
+        mixer = self._mixer
+        if mixer.output_ok or mixer.closed:
+            return ""
+        return f"speaker unavailable: {mixer.last_error or 'not open'}"
 
     def write(self, pcm: bytes) -> None:
         """Queue frames; blocks (worker thread) while the buffer is full or the book held.
@@ -283,9 +357,13 @@ class Mixer:
         self.periods_written = 0
         self.device_errors = 0
         self.last_error = ""
+        self.on_change: Callable[[bool, str], None] | None = None
+        self.longest_gap = 0.0  # seconds between the starts of two writes while playing
+        self._last_write: float | None = None
         self._voice_in_flight = False
         max_book = int(book_buffer_seconds * self.sample_rate) * self.frame_bytes
-        self.book = BookChannel(self, max(max_book, period_frames * self.frame_bytes))
+        least = MIN_QUEUED_PERIODS * period_frames * self.frame_bytes
+        self.book = BookChannel(self, max(max_book, least))
         self.voice = VoiceChannel(self)
         self._thread: threading.Thread | None = None
 
@@ -293,6 +371,13 @@ class Mixer:
     def underruns(self) -> int:
         """Underruns the device reported (each recovered by re-preparing the stream)."""
         return int(getattr(self.output, "underruns", 0))
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change(self.output_ok, self.last_error)
+            except Exception:  # a listener must not stop the audio
+                _LOGGER.exception("speaker state listener failed")
 
     def open(self) -> bool:
         """Open the device now (before `start`, to queue audio first); False when it fails."""
@@ -309,15 +394,21 @@ class Mixer:
             self.output.open()
         except PlaybackError as err:
             self.device_errors += 1
-            if self.output_ok or not self.last_error:
+            first = self.output_ok or not self.last_error
+            if first:
                 _LOGGER.warning("speaker unavailable (will retry): %s", err)
             self.last_error = str(err)
             self.output_ok = False
+            if first:
+                self._changed()
             return False
-        if self.last_error:
+        was_failing = bool(self.last_error)
+        if was_failing:
             _LOGGER.info("speaker back: %s", getattr(self.output, "device", "output"))
         self.last_error = ""
         self.output_ok = True
+        if was_failing:
+            self._changed()
         return True
 
     def set_book_mode(self, mode: BookMode) -> None:
@@ -334,10 +425,16 @@ class Mixer:
         return bool(self.voice._buf) or (self.mode != BookMode.HOLD and bool(self.book._buf))
 
     def _run(self) -> None:
+        raise_thread_priority("audio writer")
         period_bytes = self.period_frames * self.frame_bytes
         backoff = 0.5
         while True:
             with self.cond:
+                if not self.closed and self.output_ok and not self._ready():
+                    self._last_write = None  # nothing to play: not a gap
+                    idle = getattr(self.output, "idle", None)
+                    if callable(idle):
+                        idle()
                 while not self.closed and self.output_ok and not self._ready():
                     self.cond.wait(1.0)
                 if self.closed:
@@ -360,17 +457,23 @@ class Mixer:
                 backoff = 0.5 if self._open() else min(backoff * 2, self.backoff_max)
                 continue
             try:
+                started = time.monotonic()
+                if self._last_write is not None:
+                    self.longest_gap = max(self.longest_gap, started - self._last_write)
+                self._last_write = started
                 self.output.write(self._mix(book, voice, mode))
                 self.periods_written += 1
             except PlaybackError as err:
                 self.device_errors += 1
                 _LOGGER.warning("speaker lost (will retry): %s", err)
                 self.last_error = str(err)
+                self._last_write = None
                 self.output.close()
                 with self.cond:
                     self.output_ok = False
                     if book:  # put the book back: nothing of it is lost
                         self.book._buf[0:0] = book
+                self._changed()
             finally:
                 with self.cond:
                     self._voice_in_flight = False

@@ -168,6 +168,14 @@ def check_disk(cfg: Config) -> list[Finding]:
     return findings
 
 
+def check_state(cfg: Config) -> Finding:
+    """The player's state database: writable directory, database that passes its check."""
+    from player.store import diagnose
+
+    ok, detail = diagnose(cfg.path("state_dir") / "player.sqlite3")
+    return Finding("state (bookmarks)", OK if ok else WARN, detail)
+
+
 async def check_network(cfg: Config, *, timeout: float = 3.0) -> Finding:
     """Whether the remote model's host accepts a TCP connection (only with an API key)."""
     if not cfg.remote_enabled:
@@ -201,6 +209,7 @@ async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     findings.extend(check_audio(cfg))
     findings.append(check_gpio(cfg))
     findings.extend(check_disk(cfg))
+    findings.append(check_state(cfg))
     findings.append(await check_network(cfg))
     findings.extend(await check_mcp(cfg))
     return findings

@@ -285,9 +285,25 @@ class Playback:
     # control, from any thread -------------------------------------------------------------
     @property
     def position(self) -> float:
-        """Seconds from the start of the file that have been heard."""
+        """Seconds from the start of the file that the output has taken.
+
+        Frames still queued in the sink (its optional ``delay()``) are not counted, so the
+        position stands still while the device accepts nothing (no speaker, held book).
+        """
         with self._cond:
-            return self._base + (self._frames - self._rewind) / self.rate
+            heard = self._frames - self._rewind
+            if not self._paused:
+                heard -= min(max(0, self._sink_delay()), heard)
+            return self._base + heard / self.rate
+
+    def _sink_delay(self) -> int:
+        delay = getattr(self.sink, "delay", None)
+        if not callable(delay):
+            return 0
+        try:
+            return int(delay())
+        except Exception:  # a sink's optional method must not break the position
+            return 0
 
     @property
     def paused(self) -> bool:
@@ -304,14 +320,8 @@ class Playback:
         with self._cond:
             if self._paused or self._stopped:
                 return
+            queued = self._sink_delay()
             self._paused = True
-            delay = getattr(self.sink, "delay", None)
-            queued = 0
-            if callable(delay):
-                try:
-                    queued = int(delay())
-                except Exception:  # a sink's optional method must not break pause
-                    queued = 0
             self._rewind = max(0, min(queued, self._history_frames, self._frames))
         self.sink.drop()
 

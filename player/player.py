@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import Cache, episode_key
+from .cache import PART_SUFFIX, Cache, episode_key, file_name
 from .download import Downloader, DownloadJob, Opener
 from .engine import Playback, probe
 from .errors import BadInputError, DecodeError, NotFoundError, PlayerError, SourceError
@@ -29,7 +30,7 @@ from .sources import (
     LocalLibrary,
 )
 from .sources.base import rank
-from .store import Store
+from .store import CacheEntry, Store
 from .textmatch import SUBSTRING, match_score, normalize
 from .texts import clock, say, title_part
 from .tools import PlayerTools
@@ -99,7 +100,9 @@ class Player(PlayerTools):
         self.prefetch_next = prefetch_next
         self.page_size = page_size
         self.state_dir = Path(state_dir)
-        self.store = Store(self.state_dir / "player.sqlite3")
+        self.store = Store(
+            self.state_dir / "player.sqlite3", retry_max=min(5.0, max(0.5, bookmark_interval))
+        )
         self.cache = Cache(Path(cache_dir), self.store, max_bytes=cache_max_bytes)
         self.http = Http(timeout=source_timeout, language=self.language)
         self.library = LocalLibrary([Path(p) for p in library_paths])
@@ -135,26 +138,41 @@ class Player(PlayerTools):
         self._lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+        self._loading: Playback | None = None
+        self._stopped: Playback | None = None  # the last worker stopped, maybe still finishing
 
     # lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:
         """Reconcile the cache with its index, scan the library, start the bookmark task."""
         self._loop = asyncio.get_running_loop()
-        await asyncio.to_thread(self.cache.reconcile)
+        if self.store.recovered is not None or not self.store.persistent:
+            await asyncio.to_thread(self._rebuild_cache_index)
+        if self.store.persistent:
+            await asyncio.to_thread(self.cache.reconcile)
+        else:  # an index in memory must not decide which files on disk are strays
+            _LOGGER.info("cache: files left as they are (state in memory)")
         await asyncio.to_thread(self.library.refresh, force=True)
         await asyncio.to_thread(normalize, "繁體")  # load the opencc tables off the loop
         self.cache.evict(set())
         self._track(self._bookmark_loop(), "bookmarks")
 
     async def close(self) -> None:
-        """Save the bookmark, stop playback and downloads, close the database."""
+        """Stop playback (and a file still loading), save the bookmark, stop downloads,
+        close the database."""
         if self._closed:
             return
         self._closed = True
-        self.save_bookmark()
+        workers = [p for p in (self._loading,) if p is not None]
         if self.now is not None:
+            position = self.now.playback.position
             self.now.playback.stop()
-            await asyncio.to_thread(self.now.playback.join, 2.0)
+            self._save(self.now, position)
+            workers.append(self.now.playback)
+        for playback in workers:
+            playback.stop()
+            playback.loaded.cancel()
+        for playback in workers:
+            await asyncio.to_thread(playback.join, 2.0)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -162,6 +180,20 @@ class Player(PlayerTools):
         await self.http.close()
         self.store.close()
         self._set_state(PlayerState.IDLE)
+
+    def health(self) -> dict[str, object]:
+        """Facts for ``xiaoting status``: position (s, as the device took it), speaker and
+        state-saving trouble."""
+        now = self.now
+        return {
+            "state": str(self.state),
+            "position": round(now.playback.position, 2) if now is not None else None,
+            "speaker_problem": str(getattr(self.sink, "problem", "") or ""),
+            "state_persistent": self.store.persistent,
+            "state_problem": self.store.problem,
+            "unsaved_writes": self.store.pending,
+            "state_write_error": self.store.last_write_error,
+        }
 
     def subscribe(self, callback: Callable[[PlayerState], object]) -> None:
         """Call `callback(new_state)` on the event loop after every state change."""
@@ -202,16 +234,70 @@ class Player(PlayerTools):
 
     # bookmarks --------------------------------------------------------------------------
     def save_bookmark(self) -> None:
-        """Write where the current book is (album, episode, position) to the database."""
+        """Write where the current book is (album, episode, position) to the database.
+
+        Never raises: a write the disk refuses is kept in memory and retried.
+        """
         now = self.now
         if now is not None:
-            self.store.bookmark_save(now.detail.album, now.episode, now.playback.position)
+            self._save(now, now.playback.position)
+
+    def _save(self, now: NowPlaying, position: float) -> None:
+        self.store.bookmark_save(now.detail.album, now.episode, position)
 
     async def _bookmark_loop(self) -> None:
+        """Save the position every `bookmark_interval` s while playing; retry failed writes
+        when the store's backoff says so. Survives any exception."""
+        next_save = time.monotonic() + self.bookmark_interval
+        failures = 0
         while True:
-            await asyncio.sleep(self.bookmark_interval)
-            if self.state == PlayerState.PLAYING:
-                self.save_bookmark()
+            wake = next_save
+            retry = self.store.retry_at
+            if retry is not None:
+                wake = min(wake, retry)
+            await asyncio.sleep(max(0.05, wake - time.monotonic()))
+            try:
+                if time.monotonic() >= next_save:
+                    next_save = time.monotonic() + self.bookmark_interval
+                    if self.state == PlayerState.PLAYING:
+                        self.save_bookmark()
+                self.store.flush()
+                failures = 0
+            except Exception:
+                failures += 1
+                if failures == 1:
+                    _LOGGER.exception("bookmark saving failed; trying again")
+                next_save = time.monotonic() + self.bookmark_interval
+
+    def _rebuild_cache_index(self) -> None:
+        """Index the cached files of every remembered album again (after a corrupt or
+        unreadable database): a file whose name matches an episode is complete and kept;
+        a partial one becomes an interrupted download to resume."""
+        indexed = {entry.key for entry in self.store.cache_entries()}
+        jobs = {key for key, *_ in self.store.downloads()}
+        found = partial = 0
+        for album in self.store.albums():
+            detail = self.store.album_load(album.id)
+            for episode in detail.episodes if detail else ():
+                if not episode.is_remote:
+                    continue
+                key, name = episode_key(episode), file_name(episode)
+                path = self.cache.path_of(name)
+                part = self.cache.path_of(name + PART_SUFFIX)
+                if key not in indexed and path.is_file():
+                    stat = path.stat()
+                    self.store.cache_put(CacheEntry(key, episode.album_id, episode.section,
+                                                    episode.location, name, stat.st_size, None,
+                                                    stat.st_mtime))  # fmt: skip
+                    found += 1
+                elif key not in jobs and part.is_file():
+                    self.store.download_update(key, episode, name, done=part.stat().st_size,
+                                               total=None, state="interrupted")  # fmt: skip
+                    partial += 1
+        _LOGGER.info(
+            "cache index rebuilt from %s: %d file(s), %d partial download(s)",
+            self.cache.directory, found, partial,
+        )  # fmt: skip
 
     # resolving keywords -----------------------------------------------------------------
     def clean_keyword(self, keyword: str) -> str:
@@ -343,20 +429,34 @@ class Player(PlayerTools):
             raise self._corrupt_error(detail, episode, cached) from err
         if position < 0 or (duration and position >= duration - 0.5):
             position = 0.0
-        previous = self._stop_current()
+        self._stop_current()
+        previous = self._stopped if self._stopped is not None and self._stopped.alive else None
         self.pending = None
         playback = Playback(
             path, self.sink, start=position, volume=lambda: self.volume,
             on_event=self._from_worker, previous=previous,
         )  # fmt: skip
         self._set_state(PlayerState.LOADING)
+        self._loading = playback
         playback.start()
         try:
-            await asyncio.wait_for(asyncio.wrap_future(playback.loaded), 10.0)
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(playback.loaded)), 10.0)
         except DecodeError as err:
             self._corrupt(detail, episode, cached)
             self._set_state(PlayerState.IDLE)
             raise self._corrupt_error(detail, episode, cached) from err
+        except BaseException:  # cancelled (closing, a newer request) or timed out
+            playback.stop()
+            playback.loaded.cancel()
+            if self._loading is playback and not self._closed:
+                self._set_state(PlayerState.IDLE if self.now is None else self.state)
+            raise
+        finally:
+            if self._loading is playback:
+                self._loading = None
+        if self._closed:
+            playback.stop()
+            raise PlayerError(say(self.language, "stopped"))
         self.now = NowPlaying(detail, episode, playback, path, cached)
         self.last_error = ""
         self._set_state(PlayerState.PLAYING)
@@ -379,13 +479,15 @@ class Player(PlayerTools):
         )
 
     def _stop_current(self) -> Playback | None:
-        """Stop the worker (saving the bookmark first); returns it so the next one can wait."""
+        """Stop the worker, then save its bookmark; returns it so the next one can wait."""
         now = self.now
         if now is None:
             return None
-        self.save_bookmark()
-        now.playback.stop()
+        position = now.playback.position
+        now.playback.stop()  # act first: the book stops even when the disk is failing
         self.now = None
+        self._stopped = now.playback
+        self._save(now, position)
         return now.playback
 
     def stop_all(self) -> None:
@@ -429,11 +531,12 @@ class Player(PlayerTools):
             return
         if kind in ("error", "sink_error"):
             self.last_error = str(detail)
-            if kind == "error":
-                self._corrupt(now.detail, now.episode, now.cached)
-            self.save_bookmark()
+            position = now.playback.position
             self.now = None
             self._set_state(PlayerState.IDLE)
+            if kind == "error":  # the file yields no audio at all
+                self._corrupt(now.detail, now.episode, now.cached)
+            self._save(now, position)
             return
         following = now.detail.neighbour(now.episode, 1)
         if following is None:

@@ -1,21 +1,31 @@
 """SQLite state under the state directory: cache index, download jobs, bookmarks, albums.
 
-stdlib `sqlite3` in WAL mode with ``synchronous=NORMAL``: every statement commits on its
-own, so a kill -9 loses nothing already written and a power cut at most the last moments.
-All calls are short and made from the event-loop thread.
+stdlib `sqlite3` in WAL mode with ``synchronous=FULL``: every statement commits on its own
+and is on the disk when it returns, so neither a kill -9 nor a power cut loses a bookmark
+already written. All calls are short and made from the event-loop thread.
 
 Tables: ``cache`` (one row per complete, checked file: key, album id, section, URL, file
 name, size in bytes, last played as Unix seconds), ``downloads`` (bytes so far, total,
 state), ``bookmarks`` (album id, section, position in seconds) and ``albums`` (album
 details seen from remote sources, as JSON, so cached episodes play with no network).
+
+The store never stops the player. A write that fails (disk full, read-only, I/O error) is
+logged once, kept in memory (bookmarks are read back from there) and retried with backoff
+until the disk takes it again. A state directory that cannot be written at start-up gives
+one clear line and a database in memory; a corrupt database file is moved aside as
+``player.sqlite3.corrupt-<time>`` and what can still be read of it is recovered.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
+import logging
+import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +45,13 @@ CREATE TABLE IF NOT EXISTS bookmarks (
 CREATE TABLE IF NOT EXISTS albums (
     album_id TEXT PRIMARY KEY, title TEXT NOT NULL, detail TEXT NOT NULL, seen REAL NOT NULL);
 """
+TABLES = ("cache", "downloads", "bookmarks", "albums")
+# Below this many free bytes the state directory counts as full at start-up.
+MIN_FREE_BYTES = 256 * 1024
+# Backoff between retries of failed writes, in seconds (doubling up to the store's cap).
+RETRY_FIRST = 0.5
+
+_LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -64,47 +81,253 @@ class Bookmark:
 
 
 class Store:
-    """The player's SQLite database (created on first use)."""
+    """The player's SQLite database (created on first use); its writes never raise.
 
-    def __init__(self, path: Path) -> None:
+    `persistent` is False when the state lives in memory only (a read-only or unusable
+    state directory); `problem` is the one-line reason, "" when all is well; `recovered`
+    is the path a corrupt database was moved to, or None. `retry_max` caps the backoff
+    between retries of failed writes (seconds); `clock` is `time.monotonic` (tests).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        retry_max: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """Open (or create) the database at `path`; its directory is created if needed."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=2000")
-        self.db.executescript(SCHEMA)
+        self.path = Path(path)
+        self.retry_max = max(RETRY_FIRST, retry_max)
+        self._clock = clock
+        self.persistent = True
+        self.problem = ""
+        self.recovered: Path | None = None
+        self.salvaged: dict[str, int] = {}
+        self.failed_writes = 0
+        self.last_write_error = ""
+        self._pending: dict[tuple, tuple[str, tuple]] = {}
+        self._marks: dict[str, Bookmark] = {}
+        self._retry_at = 0.0
+        self._backoff = RETRY_FIRST
+        self._failing_since: float | None = None
+        self._read_failing = False
+        self.db = self._open()
+        if self.problem:
+            _LOGGER.warning("%s", self.problem)
+
+    # opening ---------------------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        where = self.path.parent
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            return self._in_memory(f"state directory {where} cannot be created ({_why(err)})")
+        state = _writable(where)
+        if state == "read-only":
+            return self._in_memory(f"state directory {where} is read-only")
+        try:
+            db = self._connect(self.path)
+        except sqlite3.DatabaseError as err:
+            if _is_corrupt(err):
+                return self._recover(err)
+            if state == "full":
+                return self._in_memory(f"state directory {where} is full")
+            return self._in_memory(f"state database {self.path} cannot be opened ({err})")
+        if state == "full":
+            self.problem = (
+                f"state directory {where} is full: bookmarks are kept in memory and will not"
+                " survive a restart until space is freed"
+            )
+        return db
+
+    @staticmethod
+    def _connect(path: Path | str, *, check: bool = True) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout=2000")
+            if str(path) != ":memory:":
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+            if check:
+                verdict = db.execute("PRAGMA quick_check").fetchone()
+                if verdict is None or verdict[0] != "ok":
+                    raise sqlite3.DatabaseError(
+                        f"database disk image is malformed: {verdict and verdict[0]}"
+                    )
+            db.executescript(SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _in_memory(self, reason: str) -> sqlite3.Connection:
+        """State in memory, seeded with what can be read of the file on disk."""
+        self.persistent = False
+        self.problem = f"{reason}: state is kept in memory; bookmarks will not survive a restart"
+        db = self._connect(":memory:")
+        if self.path.exists():
+            copied = _salvage(self.path, db)
+            self.salvaged = copied
+        return db
+
+    def _recover(self, err: sqlite3.DatabaseError) -> sqlite3.Connection:
+        """Move a corrupt database aside, start a new one with what can be read of it."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        try:
+            os.replace(self.path, aside)
+            for suffix in ("-wal", "-shm"):
+                side = self.path.with_name(self.path.name + suffix)
+                if side.exists():
+                    os.replace(side, aside.with_name(aside.name + suffix))
+        except OSError as move_err:
+            return self._in_memory(
+                f"state database {self.path} is corrupt ({err}) and cannot be moved aside "
+                f"({_why(move_err)})"
+            )
+        self.recovered = aside
+        try:
+            db = self._connect(self.path, check=False)
+        except sqlite3.DatabaseError as open_err:
+            return self._in_memory(f"state database {self.path} cannot be created ({open_err})")
+        self.salvaged = _salvage(aside, db)
+        _LOGGER.warning(
+            "state database %s was corrupt (%s): moved to %s; recovered %s",
+            self.path, err, aside.name,
+            ", ".join(f"{n} {t}" for t, n in self.salvaged.items()) or "nothing",
+        )  # fmt: skip
+        return db
 
     def close(self) -> None:
-        """Close the connection."""
+        """Try the pending writes once more, then close the connection."""
+        if self._pending:
+            self._retry_at = 0.0
+            self.flush()
+        if self._pending:
+            _LOGGER.warning(
+                "state not saved at exit (%d pending write(s)): %s",
+                len(self._pending), self.last_write_error,
+            )  # fmt: skip
         self.db.close()
+
+    # writing, with retries --------------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        """Writes kept in memory, waiting for the disk to take them."""
+        return len(self._pending)
+
+    @property
+    def retry_at(self) -> float | None:
+        """When (`clock` seconds) `flush` will next retry pending writes; None if none."""
+        return self._retry_at if self._pending else None
+
+    def _write(self, key: tuple, sql: str, params: tuple) -> bool:
+        """Run one write; on failure keep it (latest per `key`) for `flush`. Never raises."""
+        self._pending.pop(key, None)
+        if self._failing_since is not None and self._clock() < self._retry_at:
+            self._pending[key] = (sql, params)  # the disk is failing; wait for the retry
+            return False
+        if self._pending and not self.flush():
+            self._pending[key] = (sql, params)
+            return False
+        try:
+            self.db.execute(sql, params)
+        except sqlite3.Error as err:
+            self._pending[key] = (sql, params)
+            self._failed(err)
+            return False
+        self._succeeded()
+        return True
+
+    def flush(self) -> bool:
+        """Retry pending writes now if their backoff has passed; True when none are left."""
+        if not self._pending:
+            return True
+        if self._clock() < self._retry_at:
+            return False
+        for key, (sql, params) in list(self._pending.items()):
+            try:
+                self.db.execute(sql, params)
+            except sqlite3.Error as err:
+                self._failed(err)
+                return False
+            del self._pending[key]
+            if key[0] == "bookmark":
+                self._marks.pop(key[1], None)
+        self._succeeded()
+        return True
+
+    def _failed(self, err: sqlite3.Error) -> None:
+        self.failed_writes += 1
+        self.last_write_error = str(err)
+        now = self._clock()
+        if self._failing_since is None:
+            self._failing_since = now
+            self._backoff = RETRY_FIRST
+            _LOGGER.warning("state not saved (%s): kept in memory, retrying; playback goes on", err)
+        else:
+            _LOGGER.debug("state write failed again (%s); retry in %.1f s", err, self._backoff)
+            self._backoff = min(self._backoff * 2, self.retry_max)
+        self._retry_at = now + self._backoff
+
+    def _succeeded(self) -> None:
+        if self._failing_since is not None and not self._pending:
+            _LOGGER.info(
+                "state saved again after %.0f s (%d failed write(s))",
+                self._clock() - self._failing_since, self.failed_writes,
+            )  # fmt: skip
+            self._failing_since = None
+            self.last_write_error = ""
+            self._marks.clear()
+
+    def _read(self, sql: str, params: tuple = (), *, one: bool = False):
+        """Run a query; a failing database reads as empty (logged once). Never raises."""
+        try:
+            cursor = self.db.execute(sql, params)
+            result = cursor.fetchone() if one else cursor.fetchall()
+        except sqlite3.Error as err:
+            if not self._read_failing:
+                _LOGGER.warning("state database unreadable (%s): answering from memory", err)
+            self._read_failing = True
+            return None if one else []
+        self._read_failing = False
+        return result
+
+    @property
+    def healthy(self) -> bool:
+        """True when the state is on disk and every write so far has reached it."""
+        return self.persistent and not self._pending
 
     # cache -----------------------------------------------------------------------------
     def cache_get(self, key: str) -> CacheEntry | None:
         """The cache entry for `key`, or None."""
-        row = self.db.execute("SELECT * FROM cache WHERE key=?", (key,)).fetchone()
+        row = self._read("SELECT * FROM cache WHERE key=?", (key,), one=True)
         return CacheEntry(*row) if row else None
 
     def cache_put(self, entry: CacheEntry) -> None:
         """Insert or replace a cache entry (called after the file is renamed into place)."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO cache VALUES (?,?,?,?,?,?,?,?)", dataclasses.astuple(entry)
+        self._write(
+            ("cache", entry.key),
+            "INSERT OR REPLACE INTO cache VALUES (?,?,?,?,?,?,?,?)",
+            dataclasses.astuple(entry),
         )
 
     def cache_delete(self, key: str) -> None:
         """Forget a cache entry."""
-        self.db.execute("DELETE FROM cache WHERE key=?", (key,))
+        self._write(("cache", key), "DELETE FROM cache WHERE key=?", (key,))
 
     def cache_touch(self, key: str) -> None:
         """Mark an entry as just played (for least-recently-played eviction)."""
-        self.db.execute("UPDATE cache SET last_played=? WHERE key=?", (time.time(), key))
+        self._write(
+            ("touch", key), "UPDATE cache SET last_played=? WHERE key=?", (time.time(), key)
+        )
 
     def cache_entries(self) -> list[CacheEntry]:
         """All entries, least recently played first (never-played oldest first)."""
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT * FROM cache ORDER BY COALESCE(last_played, added) ASC, added ASC"
-        ).fetchall()
+        )
         return [CacheEntry(*r) for r in rows]
 
     # downloads -------------------------------------------------------------------------
@@ -120,7 +343,8 @@ class Store:
         error: str | None = None,
     ) -> None:
         """Record a download's progress: bytes `done` of `total`, state and last error."""
-        self.db.execute(
+        self._write(
+            ("download", key),
             "INSERT OR REPLACE INTO downloads VALUES (?,?,?,?,?,?,?,?,?,?)",
             (key, episode.album_id, episode.section, episode.location, name, done, total,
              state, error, time.time()),
@@ -128,30 +352,40 @@ class Store:
 
     def download_delete(self, key: str) -> None:
         """Forget a download job (it completed, or its partial file was removed)."""
-        self.db.execute("DELETE FROM downloads WHERE key=?", (key,))
+        self._write(("download", key), "DELETE FROM downloads WHERE key=?", (key,))
 
     def downloads(self) -> list[tuple[str, str, int, int | None, str]]:
         """(key, name, bytes, total, state) of every recorded download job."""
-        return self.db.execute("SELECT key, name, bytes, total, state FROM downloads").fetchall()
+        return self._read("SELECT key, name, bytes, total, state FROM downloads")
 
     # bookmarks -------------------------------------------------------------------------
     def bookmark_save(self, album: Album, episode: Episode, position: float) -> None:
         """Remember where `album` was left: `episode` at `position` seconds."""
-        self.db.execute(
+        mark = Bookmark(album.id, album.title, episode.section, episode.title,
+                        max(0.0, float(position)), time.time())  # fmt: skip
+        saved = self._write(
+            ("bookmark", album.id),
             "INSERT OR REPLACE INTO bookmarks VALUES (?,?,?,?,?,?)",
-            (album.id, album.title, episode.section, episode.title, max(0.0, position),
-             time.time()),
-        )  # fmt: skip
+            dataclasses.astuple(mark),
+        )
+        if saved:
+            self._marks.pop(album.id, None)
+        else:
+            self._marks[album.id] = mark
 
     def bookmark(self, album_id: str) -> Bookmark | None:
         """The bookmark of one album, or None."""
-        row = self.db.execute("SELECT * FROM bookmarks WHERE album_id=?", (album_id,)).fetchone()
+        if album_id in self._marks:
+            return self._marks[album_id]
+        row = self._read("SELECT * FROM bookmarks WHERE album_id=?", (album_id,), one=True)
         return Bookmark(*row) if row else None
 
     def last_bookmark(self) -> Bookmark | None:
         """The most recently updated bookmark, or None."""
-        row = self.db.execute("SELECT * FROM bookmarks ORDER BY updated DESC LIMIT 1").fetchone()
-        return Bookmark(*row) if row else None
+        row = self._read("SELECT * FROM bookmarks ORDER BY updated DESC LIMIT 1", one=True)
+        marks = [Bookmark(*row)] if row else []
+        marks.extend(self._marks.values())
+        return max(marks, key=lambda m: m.updated, default=None)
 
     # albums ----------------------------------------------------------------------------
     def album_save(self, detail: AlbumDetail) -> None:
@@ -160,7 +394,8 @@ class Store:
             "album": dataclasses.asdict(detail.album),
             "episodes": [dataclasses.asdict(e) for e in detail.episodes],
         }
-        self.db.execute(
+        self._write(
+            ("album", detail.album.id),
             "INSERT OR REPLACE INTO albums VALUES (?,?,?,?)",
             (detail.album.id, detail.album.title, json.dumps(data, ensure_ascii=False),
              time.time()),
@@ -168,7 +403,7 @@ class Store:
 
     def album_load(self, album_id: str) -> AlbumDetail | None:
         """A remembered album's details, or None."""
-        row = self.db.execute("SELECT detail FROM albums WHERE album_id=?", (album_id,)).fetchone()
+        row = self._read("SELECT detail FROM albums WHERE album_id=?", (album_id,), one=True)
         if not row:
             return None
         data = json.loads(row[0])
@@ -176,5 +411,127 @@ class Store:
 
     def albums(self) -> list[Album]:
         """Every remembered album (most recently seen first)."""
-        rows = self.db.execute("SELECT detail FROM albums ORDER BY seen DESC").fetchall()
+        rows = self._read("SELECT detail FROM albums ORDER BY seen DESC")
         return [Album(**json.loads(r[0])["album"]) for r in rows]
+
+
+def diagnose(path: Path) -> tuple[bool, str]:
+    """(ok, one line) about the state database at `path` and its directory, for
+    ``xiaoting doctor``: read-only or full directory, a database that fails its check."""
+    path = Path(path)
+    where = path.parent
+    probe = where
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    state = _writable(probe) if probe.is_dir() else "read-only"
+    if state != "ok":
+        return False, (
+            f"state directory {where} is {state}: the player would keep its state in memory "
+            "and bookmarks would not survive a restart"
+        )
+    if not path.exists():
+        return True, f"{path} will be created on first start"
+    try:
+        source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            verdict = source.execute("PRAGMA quick_check").fetchone()
+            marks = source.execute("SELECT count(*) FROM bookmarks").fetchone()[0]
+        finally:
+            source.close()
+    except sqlite3.Error as err:
+        return False, f"{path} is unreadable ({err}): it would be moved aside and recovered"
+    if verdict is None or verdict[0] != "ok":
+        return False, f"{path} is corrupt ({verdict and verdict[0]}): it would be moved aside"
+    return True, f"{path}: {marks} bookmark(s), writable"
+
+
+def _why(err: OSError) -> str:
+    return err.strerror or str(err)
+
+
+def _writable(directory: Path) -> str:
+    """ "ok", "read-only" or "full": a small file is written, synced and removed."""
+    probe = directory / f".write-test-{os.getpid()}"
+    try:
+        with open(probe, "wb") as out:
+            out.write(bytes(4096))
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as err:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "full"
+        return "read-only"
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    try:
+        stats = os.statvfs(directory)
+    except OSError:
+        return "ok"
+    return "full" if stats.f_bavail * stats.f_frsize < MIN_FREE_BYTES else "ok"
+
+
+def _is_corrupt(err: sqlite3.DatabaseError) -> bool:
+    text = str(err).lower()
+    return "malformed" in text or "not a database" in text or "corrupt" in text
+
+
+def _salvage(path: Path, into: sqlite3.Connection) -> dict[str, int]:
+    """Copy every row that can still be read from the database file at `path` into `into`.
+
+    Each table is read in rowid order; where a page is missing or damaged the scan jumps
+    ahead (doubling the jump) and reads on, so rows on both sides of the damage survive.
+    Returns {table: rows recovered}; a file that is not a database gives {}.
+    """
+    copied: dict[str, int] = {}
+    source = None
+    for mode in ("mode=ro", "immutable=1"):  # read-only keeps the WAL; immutable needs no -shm
+        try:
+            source = sqlite3.connect(f"{Path(path).resolve().as_uri()}?{mode}", uri=True)
+            # A file shorter than its header says is refused outright unless the schema is
+            # "writable"; the connection is read-only, so nothing is written through it.
+            source.execute("PRAGMA writable_schema=ON")
+            source.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            break
+        except sqlite3.Error:
+            if source is not None:
+                source.close()
+            source = None
+    if source is None:
+        return copied
+    try:
+        for table in TABLES:
+            rows = _scan(source, table)
+            count = 0
+            for row in rows.values():
+                marks = ",".join("?" * len(row))
+                try:
+                    into.execute(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", row)
+                    count += 1
+                except sqlite3.Error:
+                    pass
+            if count:
+                copied[table] = count
+    finally:
+        source.close()
+    return copied
+
+
+def _scan(source: sqlite3.Connection, table: str) -> dict[int, tuple]:
+    """Every readable row of `table` by rowid, jumping over damaged pages."""
+    rows: dict[int, tuple] = {}
+    last, step, failures = 0, 1, 0
+    sql = f"SELECT rowid, * FROM {table} WHERE rowid > ? ORDER BY rowid"
+    while failures < 64 and last < 2**62:
+        try:
+            for row in source.execute(sql, (last,)):
+                rows[row[0]] = row[1:]
+                last, step = row[0], 1
+            return rows
+        except sqlite3.DatabaseError:
+            failures += 1
+            last += step
+            step *= 2
+    return rows

@@ -35,6 +35,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status_download": ("下载{album} 第{section}集 {progress}", "downloading {album} episode {section}: {progress}"),
     "status_sleep": ("{minutes}分钟后停止", "stopping in {minutes} min"),
     "status_error": ("上次出错: {error}", "last error: {error}"),
+    "status_speaker": ("扬声器不可用，播放停在这里", "speaker unavailable; playback is waiting here"),
+    "status_unsaved": ("书签暂时存不下，重启后会丢失", "bookmarks cannot be saved now and would be lost on a restart"),
     "no_section": ("{album}只有{count}集，没有第{section}集", "{album} has {count} episodes; there is no episode {section}"),
     "bad_section": ("集数从1开始", "Episodes are numbered from 1"),
     "no_next": ("已经是最后一集了", "This is the last episode"),

@@ -206,6 +206,10 @@ class PlayerTools:
         if self.sleep_deadline is not None:
             minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
             parts.append(say(lang, "status_sleep", minutes=minutes))
+        if getattr(self.sink, "problem", ""):
+            parts.append(say(lang, "status_speaker"))
+        if not self.store.healthy:
+            parts.append(say(lang, "status_unsaved"))
         if self.last_error:
             parts.append(say(lang, "status_error", error=self.last_error))
         return ("，" if lang == "zh" else "; ").join(parts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sqlite3
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -135,6 +136,37 @@ class Cache:
             _LOGGER.info("cache: evicted %s (%d bytes)", entry.name, entry.size)
         return removed
 
+    def evict_for(self, need: int, protect: set[str]) -> int:
+        """Delete least-recently-played files, sparing `protect` keys, until `need` bytes
+        are freed (or nothing is left to delete); returns the bytes freed."""
+        freed = 0
+        for entry in self.store.cache_entries():
+            if freed >= need:
+                break
+            if entry.key in protect:
+                continue
+            try:
+                self.path_of(entry.name).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                _LOGGER.warning("cache: cannot remove %s: %s", entry.name, err)
+                continue
+            try:
+                self.store.cache_delete(entry.key)
+            except sqlite3.Error as err:
+                _LOGGER.warning("cache: index not updated for %s: %s", entry.name, err)
+            freed += entry.size
+            _LOGGER.info("cache: evicted %s (%d bytes) to free space", entry.name, entry.size)
+        return freed
+
+    def touch(self, episode: Episode) -> None:
+        """Mark an episode as just played; a failing database is logged, never raised."""
+        try:
+            self.store.cache_touch(episode_key(episode))
+        except sqlite3.Error as err:
+            _LOGGER.warning("cache: play time of %s not saved: %s", episode_key(episode), err)
+
     def reconcile(self) -> None:
         """Make the index and the directory agree after a crash.
 
@@ -150,6 +182,7 @@ class Cache:
             else:
                 indexed[path] = entry
         jobs = {self.path_of(name + PART_SUFFIX) for _k, name, *_ in self.store.downloads()}
+        jobs |= {p.with_name(p.name + ".json") for p in jobs}  # their resume data
         for path in self.root.glob("*/*"):
             if path in indexed or path in jobs or not path.is_file():
                 continue

@@ -145,8 +145,9 @@ class Http:
         missing_ok: bool = False,
         name: str = "",
         headers: dict[str, str] | None = None,
+        form: dict[str, str] | None = None,
     ) -> Body:
-        """The whole body of a GET; `name` names the source in errors (default: the host).
+        """The whole body of a GET (a POST of `form`); `name` names the source in errors.
 
         Raises SourceError when the server answers >= 400 (404 answers its body with
         `missing_ok`), when the body is larger than `max_body`, shorter than its
@@ -154,7 +155,10 @@ class Http:
         """
         name = name or source_name(url)
         try:
-            async with self.session.get(url, params=params, headers=headers) as response:
+            method = "GET" if form is None else "POST"
+            async with self.session.request(
+                method, url, params=params, headers=headers, data=form
+            ) as response:
                 if response.status >= 400 and not (missing_ok and response.status == 404):
                     self._log("GET %s: HTTP %d", safe_url(str(response.url)), response.status)
                     raise self._error("source_status", name, status=response.status)
@@ -202,6 +206,9 @@ class Http:
     ) -> Any:  # fmt: skip
         """The parsed JSON body of a GET; raises SourceError when it is not JSON."""
         body = await self.fetch(url, params=params, missing_ok=missing_ok, name=name)
+        return self._json(body, url, name)
+
+    def _json(self, body: Body, url: str, name: str) -> Any:
         charset = charset_of(body.data, body.content_type)
         try:
             if charset.lower().replace("_", "-") in ("utf-8", "utf8"):
@@ -210,6 +217,11 @@ class Http:
         except ValueError as err:
             self._log("GET %s: not JSON: %s", safe_url(url), err)
             raise self._error("source_not_json", name or source_name(url)) from err
+
+    async def post_json(self, url: str, *, form: dict[str, str], name: str = "") -> Any:
+        """The parsed JSON answer of a form POST; errors as for `fetch`."""
+        body = await self.fetch(url, form=form, name=name)
+        return self._json(body, url, name)
 
     async def close(self) -> None:
         """Close the session (idempotent)."""

@@ -21,6 +21,10 @@ class PlayerState(StrEnum):
     PAUSED = "paused"
 
 
+PLAY_URL_SCHEME = "play-url:"
+"""Location prefix of an episode whose audio URL its source gives only on request."""
+
+
 @dataclass(frozen=True)
 class Episode:
     """One playable part of an album.
@@ -37,8 +41,8 @@ class Episode:
 
     @property
     def is_remote(self) -> bool:
-        """True when `location` is an http(s) URL that must be downloaded first."""
-        return self.location.startswith(("http://", "https://"))
+        """True when `location` is an http(s) URL (or a play-URL request) to download first."""
+        return self.location.startswith(("http://", "https://", PLAY_URL_SCHEME))
 
 
 @dataclass(frozen=True)

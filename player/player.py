@@ -19,7 +19,7 @@ from .download import Downloader, DownloadJob, Opener
 from .engine import Playback, probe
 from .errors import BadInputError, DecodeError, NotFoundError, PlayerError, SourceError
 from .http import Http
-from .models import AlbumDetail, AudioSink, Episode, PlayerState
+from .models import Album, AlbumDetail, AudioSink, Episode, PlayerState
 from .sources import (
     Catalog,
     CatalogSource,
@@ -92,6 +92,7 @@ class Player(PlayerTools):
         download_retry_delay: float = 0.5,
         opener: Opener | None = None,
         source_timeout: float = 8.0,
+        free_space: Callable[[Path], int] | None = None,
     ) -> None:
         """See the class docstring; `opener(path, mode)` opens partial download files."""
         self.language = "en" if language == "en" else "zh"
@@ -113,7 +114,9 @@ class Player(PlayerTools):
         if librivox_url:
             all_sources.append(LibriVoxSource(self.http, base_url=librivox_url))
         for spec in json_sources:
-            all_sources.append(JsonSource(JsonSourceSpec.from_any(spec), self.http))
+            all_sources.append(
+                JsonSource(JsonSourceSpec.from_any(spec), self.http, remembered=self._remembered)
+            )
         all_sources.extend(sources)
         self.catalog = Catalog(
             all_sources, source_timeout=source_timeout + 0.25, language=self.language
@@ -125,6 +128,10 @@ class Player(PlayerTools):
             retry_delay=download_retry_delay,
             opener=opener,
             on_done=self._download_done,
+            resolve=self.catalog.play_url,
+            language=self.language,
+            protect=self.protected_keys,
+            **({"free_space": free_space} if free_space is not None else {}),
         )
         self.state = PlayerState.IDLE
         self.volume = 1.0
@@ -198,6 +205,15 @@ class Player(PlayerTools):
     def subscribe(self, callback: Callable[[PlayerState], object]) -> None:
         """Call `callback(new_state)` on the event loop after every state change."""
         self._subscribers.append(callback)
+
+    def _remembered(self, album_id: str) -> Album | None:
+        """The album as remembered from an earlier run (remote sources), or None."""
+        try:
+            detail = self.store.album_load(album_id)
+        except Exception as err:  # a damaged row must not stop a search
+            _LOGGER.warning("remembered album %s unreadable: %s", album_id, err)
+            return None
+        return detail.album if detail is not None else None
 
     def titles(self) -> list[str]:
         """Album titles known without network (library, feeds seen, remembered albums)."""
@@ -381,10 +397,13 @@ class Player(PlayerTools):
                 if position > 1:
                     return say(self.language, "resuming", album=detail.album.title,
                                section=episode.section, time=clock(self.language, position))  # fmt: skip
-                return say(self.language, "playing_local", album=detail.album.title,
+                key = "playing_cached" if episode.is_remote else "playing_local"
+                return say(self.language, key, album=detail.album.title,
                            section=episode.section, title=title_part(self.language, episode))  # fmt: skip
             self._stop_current()
-            job = self.downloader.start(episode, f"{detail.album.title} #{episode.section}")
+            job = self.downloader.start(
+                episode, f"{detail.album.title} #{episode.section}", supersede=True
+            )
             if self.catalog.source_for(detail.album.id).remote:
                 self.store.album_save(detail)
             request = PendingPlay(detail, episode, position, job)
@@ -398,7 +417,12 @@ class Player(PlayerTools):
 
     def _playable_path(self, episode: Episode) -> Path | None:
         if not episode.is_remote:
-            return Path(episode.location)
+            path = Path(episode.location)
+            if not self.library.allows(path):  # only files under a library root
+                _LOGGER.warning("refused to open %s: outside the library folders", path)
+                raise BadInputError(say(self.language, "bad_location", album=episode.album_id,
+                                        section=episode.section))  # fmt: skip
+            return path
         return self.cache.lookup(episode)
 
     async def _play_when_ready(self, request: PendingPlay) -> None:
@@ -462,7 +486,7 @@ class Player(PlayerTools):
         self._set_state(PlayerState.PLAYING)
         self.store.bookmark_save(detail.album, episode, position)
         if cached:
-            self.store.cache_touch(episode_key(episode))
+            self.cache.touch(episode)
         _LOGGER.info("playing %s #%d from %.1f s", detail.album.title, episode.section, position)
         self._prefetch()
         return position

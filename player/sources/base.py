@@ -17,7 +17,7 @@ import time
 from typing import Protocol
 
 from ..errors import NotFoundError, PlayerError, SourceError
-from ..models import Album, AlbumDetail, SearchPage
+from ..models import Album, AlbumDetail, Episode, SearchPage
 from ..textmatch import match_score
 from ..texts import say
 
@@ -47,6 +47,25 @@ class CatalogSource(Protocol):
     def known_titles(self) -> list[str]:
         """Album titles this source already knows without a network request."""
         ...
+
+
+def fill_numbers(numbers: list[int | None], order: list[int] | None = None) -> list[int]:
+    """Section numbers for items that may state one: stated ones kept (a repeat counts as
+    none), the others given the free numbers from 1 up, in `order` (indices; default as
+    listed)."""
+    result: list[int | None] = []
+    taken: set[int] = set()
+    for number in numbers:
+        keep = number if number and number > 0 and number not in taken else None
+        if keep:
+            taken.add(keep)
+        result.append(keep)
+    pending = [i for i in (order if order is not None else range(len(numbers)))
+               if result[i] is None]  # fmt: skip
+    free = (n for n in range(1, len(numbers) + len(taken) + 1) if n not in taken)
+    for i in pending:
+        result[i] = next(free)
+    return [int(n or 0) for n in result]
 
 
 def rank(keyword: str, albums: list[Album]) -> list[Album]:
@@ -162,6 +181,21 @@ class Catalog:
         try:
             async with asyncio.timeout(self.source_timeout):
                 return await source.album(album_id)
+        except TimeoutError as err:
+            raise SourceError(
+                say(self.language, "source_timeout", source=self.label(source))
+            ) from err
+
+    async def play_url(self, episode: Episode) -> str:
+        """The URL to download `episode` from: its location, or what its source's play-URL
+        call answers (`JsonSource.play_url`). Raises SourceError."""
+        source = self.source_for(episode.album_id)
+        resolve = getattr(source, "play_url", None)
+        if resolve is None:
+            return episode.location
+        try:
+            async with asyncio.timeout(self.source_timeout):
+                return await resolve(episode)
         except TimeoutError as err:
             raise SourceError(
                 say(self.language, "source_timeout", source=self.label(source))

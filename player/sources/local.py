@@ -5,11 +5,14 @@ folder's name (or by an optional ``album.json`` with "title", "author", "descrip
 Section numbers come from the file names ("第十二集.mp3", "03 Chapter.ogg"); when names
 give no distinct numbers, files are numbered in natural name order. The tree is rescanned
 only when a directory's modification time changes, checked at most every
-`rescan_interval` seconds, so a search costs a few `stat` calls.
+`rescan_interval` seconds, in a worker thread: a search waits for a rescan at most half a
+second, then answers from the last scan (new albums appear once it is done). Symlinked
+files that lead out of the library roots are ignored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -67,6 +70,21 @@ class LocalLibrary:
         self._albums: dict[str, _Entry] = {}
         self._dir_mtimes: dict[str, int] = {}
         self._checked = float("-inf")
+        self._scan: asyncio.Future[None] | None = None
+
+    def allows(self, path: Path) -> bool:
+        """True when `path`, with every symlink resolved, lies inside a library root."""
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):
+            return False
+        for root in self.paths:
+            try:
+                if real.is_relative_to(os.path.realpath(root)):
+                    return True
+            except (OSError, ValueError):
+                continue
+        return False
 
     def _changed(self) -> bool:
         if not self._dir_mtimes:
@@ -103,6 +121,8 @@ class LocalLibrary:
                     for f in filenames
                     if Path(f).suffix.lower() in AUDIO_EXTENSIONS and not f.startswith(".")
                 ]
+                # A symlink may point anywhere; only what stays inside a root is offered.
+                files = [f for f in files if not os.path.islink(f) or self.allows(f)]
                 if files:
                     entry = self._album(root, Path(dirpath), files)
                     albums[entry.detail.album.id] = entry
@@ -126,22 +146,32 @@ class LocalLibrary:
         album = Album(album_id, title, author, len(episodes), "local", description)
         return _Entry(AlbumDetail(album, episodes))
 
+    async def fresh(self, wait: float = 0.5) -> None:
+        """Rescan in a worker thread when due; waits at most `wait` seconds for it, so a
+        long rescan never holds up a turn (its new albums appear once it is done)."""
+        if time.monotonic() - self._checked < self.rescan_interval:
+            return
+        if self._scan is None or self._scan.done():
+            self._scan = asyncio.ensure_future(asyncio.to_thread(self.refresh))
+        await asyncio.wait({self._scan}, timeout=wait)
+        if self._scan.done() and not self._scan.cancelled() and self._scan.exception():
+            _LOGGER.warning("local library: rescan failed: %s", self._scan.exception())
+
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
         """Albums whose title (or author) matches `keyword` forgivingly, best first."""
-        self.refresh()
+        await self.fresh()
         ranked = rank(keyword, [e.detail.album for e in self._albums.values()])
         start = (max(page, 1) - 1) * page_size
         return SearchPage(tuple(ranked[start : start + page_size]), len(ranked), page)
 
     async def album(self, album_id: str) -> AlbumDetail:
         """The album and its episodes; raises NotFoundError for an unknown id."""
-        self.refresh()
+        await self.fresh()
         entry = self._albums.get(album_id)
         if entry is None:
             raise NotFoundError(f"本地没有这个专辑: {album_id}")
         return entry.detail
 
     def known_titles(self) -> list[str]:
-        """Titles of every local album."""
-        self.refresh()
+        """Titles of every local album (as of the last scan; never scans on the loop)."""
         return [e.detail.album.title for e in self._albums.values()]

@@ -6,8 +6,8 @@ generic); enclosure URLs are stripped and resolved against the feed's URL, and o
 ones are kept, so a feed can never make the player open a local file. Entries repeating an
 earlier guid or URL are dropped. An episode's number is the one the feed gives
 (``itunes:episode``), else one in its title ("第3集", "Ep 3", "Chapter 3"); entries with
-neither take the free numbers in date order (oldest first), or in document order without
-dates. Titles given as HTML are unescaped once and stripped of tags.
+neither take the free numbers in date order (oldest first), then those without a date in
+document order. Titles given as HTML are unescaped once and stripped of tags.
 
 Feeds are fetched concurrently, each within `timeout` seconds, and kept for `ttl` seconds;
 a feed that fails is named in the search page's `failed` and its last good copy is used.
@@ -31,7 +31,7 @@ from ..http import Http, source_name
 from ..models import Album, AlbumDetail, Episode, SearchPage
 from ..numbers import _ENGLISH, _MARKED, _to_int
 from ..texts import say
-from .base import rank, stable_id
+from .base import fill_numbers, rank, stable_id
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ AUDIO_SUFFIXES = frozenset(
     {".mp3", ".m4a", ".m4b", ".aac", ".opus", ".ogg", ".oga", ".flac", ".wav", ".wma", ".spx"}
 )
 _GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream")
-_LEADING_NUMBER = re.compile(r"^\s*[#№]?\s*(\d{1,4})(?:\s*[.:、．_)\]-]|\s+\D)")
+_LEADING_NUMBER = re.compile(r"^\s*[#№]?\s*(\d{1,3})\s*[.:、．_)\]-]")
 _TAGS = re.compile(r"<[^>]+>")
 
 
@@ -159,23 +159,14 @@ def parse_feed(
     if skipped:
         _LOGGER.info("feed %s: %d entries without audio or repeated, skipped", name, skipped)
     titles = [_text(e.get("title_detail"), e.get("title")) for e, _u in entries]
-    numbers: list[int | None] = []
-    taken: set[int] = set()
-    for (entry, _url), title in zip(entries, titles, strict=True):
-        number = _int(entry.get("itunes_episode")) or title_number(title)
-        if number in taken:
-            number = None  # a second "episode 1" (a new season, a repost) is numbered by date
-        if number:
-            taken.add(number)
-        numbers.append(number)
-    unnumbered = [i for i, n in enumerate(numbers) if n is None]
-    dates = {i: entries[i][0].get("published_parsed") or entries[i][0].get("updated_parsed")
-             for i in unnumbered}  # fmt: skip
-    if unnumbered and all(dates.values()):
-        unnumbered.sort(key=lambda i: (tuple(dates[i]), i))
-    free = (n for n in range(1, len(entries) + len(taken) + 1) if n not in taken)
-    for i in unnumbered:
-        numbers[i] = next(free)
+    stated = [_int(e.get("itunes_episode")) or title_number(t)
+              for (e, _u), t in zip(entries, titles, strict=True)]  # fmt: skip
+    dates = [e.get("published_parsed") or e.get("updated_parsed") for e, _u in entries]
+    # Entries without a number take the free ones: dated ones oldest first, then the rest
+    # in document order (a second "episode 1", a new season or a repost, counts as none).
+    order = sorted(range(len(entries)),
+                   key=lambda i: (0, tuple(dates[i]), i) if dates[i] else (1, (), i))  # fmt: skip
+    numbers = fill_numbers(stated, order)
     episodes = sorted(
         (
             Episode(

@@ -94,7 +94,7 @@ async def test_network_gone_keeps_partial_and_resumes_later(server, cache, store
         assert cache.lookup(ep) is None  # never a partial file in the cache
         part = cache.part_path(ep)
         assert part.exists() and 0 < part.stat().st_size < len(body)
-        assert store.downloads()[0][4] == "failed"
+        assert store.downloads()[0][4] == "interrupted"
         server.audio["g.mp3"].drops_left = 0  # the network is back
         _job, path = await run(downloader, ep)
         assert path.read_bytes() == body

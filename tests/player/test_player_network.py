@@ -241,3 +241,40 @@ async def test_local_library_never_waits_for_remote(tmp_path):
     assert [a.title for a in found.albums] == ["西游记"] and found.failed == ("懒人听书",)
     with pytest.raises(SourceError):
         await bounded(Catalog([_Dead()], source_timeout=0.2).search("x"))
+
+
+async def test_feed_urls_numbers_duplicates_and_entities(net, http):
+    items = [
+        {"title": "Ep 3: The Storm", "url": "/media/ep03.ogg", "type": "audio/ogg",
+         "date": "Wed, 03 Jan 2024 08:00:00 GMT"},
+        {"title": "第2集 拜师", "url": " audio/ep02.mp3 ", "guid": "g2",
+         "date": "Tue, 02 Jan 2024 08:00:00 GMT"},
+        {"title": "Repost of 2", "url": "http://other.example/x.mp3", "guid": "g2"},
+        {"title": "Same file again", "url": "audio/ep02.mp3"},
+        {"title": "Trailer", "url": "/media/trailer.mp3", "type": "",
+         "date": "Sun, 31 Dec 2023 08:00:00 GMT"},
+        {"title": "Bonus", "url": "/media/bonus.mp3",
+         "date": "Thu, 04 Jan 2024 08:00:00 GMT"},
+        {"title": "Cover art", "url": "/img/cover.jpg", "type": "image/jpeg"},
+        {"title": "Video", "url": "/v/clip.mp4", "type": "video/mp4"},
+        {"title": "Secrets", "url": "file:///etc/passwd"},
+        {"title": "Up", "url": "../../../etc/passwd", "type": "audio/mpeg"},
+        {"title": "Tom &amp;amp; Jerry", "url": "/media/tj.mp3", "number": 7},
+        {"title": "2024 年终回顾", "url": "/media/review.mp3",
+         "date": "Fri, 05 Jan 2024 08:00:00 GMT"},
+    ]  # fmt: skip
+    net.add("/shows/feed.xml", feed("A &amp; B Show", items).encode(),
+            content_type="application/rss+xml")  # fmt: skip
+    source = FeedSource([net.url("/shows/feed.xml")], http)
+    detail = await bounded(source.album(next(iter(source._ids))))
+    assert detail.album.title == "A & B Show"
+    got = {e.section: (e.title, e.location) for e in detail.episodes}
+    assert got[3] == ("Ep 3: The Storm", net.url("/media/ep03.ogg"))
+    assert got[2] == ("第2集 拜师", net.url("/shows/audio/ep02.mp3"))
+    assert got[7] == ("Tom & Jerry", net.url("/media/tj.mp3"))
+    # Unnumbered ones fill the free numbers oldest first: trailer, bonus, review; "../.."
+    # resolves inside the server, so it stays an http URL (never a local path).
+    assert got[1][0] == "Trailer" and got[4][0] == "Bonus" and got[5][0] == "2024 年终回顾"
+    assert got[6] == ("Up", net.url("/etc/passwd"))
+    assert all(e.location.startswith("http://127.0.0.1") for e in detail.episodes)
+    assert len(detail.episodes) == 7

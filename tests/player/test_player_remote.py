@@ -51,7 +51,7 @@ async def test_rss_search_download_then_play(make_player, server, tones, sink):
     # Second time round the same episode is cached: the fast path.
     await bounded(player.stop())
     text = await bounded(player.search_and_play("三体", section=2))
-    assert text.startswith("正在播放(本地): 三体 广播剧 第2集")
+    assert text.startswith("正在播放(已缓存): 三体 广播剧 第2集")
 
 
 async def test_librivox_through_tools_and_offline_replay(make_player, server, tones, tmp_path):
@@ -71,11 +71,11 @@ async def test_librivox_through_tools_and_offline_replay(make_player, server, to
     # The server goes away: the remembered album and cached episode still play.
     await server.close()
     text = await bounded(player.search_and_play("Journey to the West", section=1))
-    assert text.startswith("Playing (local): Journey to the West, episode 1")
+    assert text.startswith("Playing (cached): Journey to the West, episode 1")
     assert "Downloading" in await bounded(player.search_and_play("lv:101", section=2))
     await wait_until(lambda: player.last_error != "")
     assert player.state == PlayerState.IDLE
-    assert "last error: 网络断了" in await bounded(player.get_status())
+    assert "last error: The connection dropped" in await bounded(player.get_status())
 
 
 async def test_json_source_through_tools(make_player, server, tones):

@@ -151,7 +151,7 @@ def json_spec(server, **changes) -> JsonSourceSpec:
 
 async def test_json_source_paging_and_detail(server):
     server.json_albums = [
-        {"albumId": 7, "albumName": f"西游记 版本{i}", "anchor": "甄齐",
+        {"albumId": 7 + i, "albumName": f"西游记 版本{i}", "anchor": "甄齐",
          "tracks": [{"name": "猴王出世", "src": server.url("/audio/j1.mp3")}]}
         for i in range(5)
     ]  # fmt: skip
@@ -167,9 +167,10 @@ async def test_json_source_paging_and_detail(server):
         assert [(e.section, e.title) for e in detail.episodes] == [(1, "猴王出世")]
         with pytest.raises(NotFoundError):
             await asyncio.wait_for(source.album("lrts:../../x"), 5)
-        # A wrong key: the service answers without a list.
+        # A wrong key: the service's error body is reported as such, not as "not found".
         keyless = JsonSource(json_spec(server, api_key="wrong"), http)
-        assert (await asyncio.wait_for(keyless.search("西游记"), 5)).albums == ()
+        with pytest.raises(SourceError, match="lrts报错: bad key"):
+            await asyncio.wait_for(keyless.search("西游记"), 5)
         broken = JsonSource(json_spec(server, results_path="code"), http)
         with pytest.raises(SourceError):
             await asyncio.wait_for(broken.search("西游记"), 5)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 import tomllib
 import types
 import typing
@@ -130,18 +131,47 @@ class RemoteConfig:
 
 @dataclass(frozen=True)
 class JsonSourceConfig:
-    """A catalog served as JSON over HTTP, described by URL templates and field paths."""
+    """A catalog served as JSON over HTTP, described by URL templates and field paths.
+
+    The same fields as `player.sources.JsonSourceSpec`; each is documented in
+    config.example.toml.
+    """
 
     name: str = "json"
+    label: str = ""
+    method: str = field(default="GET", metadata=_choice("GET", "POST"))
     search_url: str = ""
     detail_url: str = ""
+    play_url: str = ""
     results_path: str = "data"
+    total_path: str = ""
     album_id_field: str = "id"
     album_title_field: str = "title"
+    album_author_field: str = "author"
+    album_count_field: str = "count"
+    album_description_field: str = ""
+    detail_title_path: str = ""
     episodes_path: str = "data.episodes"
+    detail_total_path: str = ""
+    detail_max_pages: int = field(default=50, metadata=_range(1, 1000))
+    episode_id_field: str = "id"
     episode_title_field: str = "title"
     episode_url_field: str = "url"
+    episode_number_field: str = ""
+    episode_duration_field: str = ""
+    play_url_path: str = "data.url"
+    error_code_path: str = "code"
+    error_message_path: str = "msg"
+    ok_codes: tuple[str, ...] = ("0", "200")
+    max_search_pages: int = field(default=3, metadata=_range(1, 50))
     api_key: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", self.name):
+            raise ConfigError(
+                f"library.json_sources.name: letters, digits, '-' or '_' (it starts every album "
+                f"id), got {self.name!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -154,6 +184,7 @@ class LibraryConfig:
     librivox_url: str = "https://librivox.org/api/feed"
     json_sources: tuple[JsonSourceConfig, ...] = ()
     cache_max_mb: int = field(default=2048, metadata=_range(16, 1_000_000))
+    source_timeout: float = field(default=8.0, metadata=_range(0.5, 120.0))
     bookmark_interval: float = field(default=5.0, metadata=_range(0.5, 120.0))
     prefetch_next: bool = True
 

@@ -411,6 +411,7 @@ async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
             feeds=lib.feeds,
             librivox_url=lib.librivox_url if lib.librivox else None,
             json_sources=lib.json_sources,
+            source_timeout=lib.source_timeout,
             cache_max_bytes=lib.cache_max_mb << 20,
             bookmark_interval=lib.bookmark_interval,
             prefetch_next=lib.prefetch_next,

@@ -145,14 +145,14 @@ def measure(path: Path) -> tuple[float, float]:
 
 
 def _complete_by_duration(stated: float, present: float, listed: float) -> bool:
-    """True when the audio present covers the stated and the catalog's duration (2 % or 2 s
-    of slack, encoders' rounding)."""
+    """True when the audio present covers the duration the container states (1 % or 0.5 s
+    of slack: encoder padding) and the one the catalog listed (5 % or 5 s: catalogs round,
+    and some containers, such as Ogg, state only what is present)."""
     if present <= 0:
         return False
-    for expected in (stated, listed):
-        if expected > 0 and present < expected - max(2.0, 0.02 * expected):
-            return False
-    return True
+    if stated > 0 and present < stated - max(0.5, 0.01 * stated):
+        return False
+    return not (listed > 0 and present < listed - max(5.0, 0.05 * listed))
 
 
 class Downloader:
@@ -539,12 +539,17 @@ class Downloader:
     async def _check_and_commit(self, job: DownloadJob, part: Path) -> Path:
         by_length = job.total is not None and job.done == job.total
         try:
-            await asyncio.to_thread(probe, part)
+            if by_length:
+                await asyncio.to_thread(probe, part)
             stated, present = await asyncio.to_thread(measure, part)
         except (DecodeError, DownloadError) as err:
+            if not by_length:  # no length to go by: an unreadable file may just be cut short
+                _LOGGER.warning("download %s: unreadable without its end (%s); kept as partial",
+                                job.title, err)  # fmt: skip
+                raise InterruptedDownloadError(self._say("dl_short")) from err
             self._restart(part)
             raise DownloadError(self._say("dl_undecodable")) from err
-        if present <= 0:
+        if present <= 0 and by_length:
             self._restart(part)
             raise DownloadError(self._say("dl_undecodable"))
         if not by_length and not _complete_by_duration(stated, present, job.episode.duration):

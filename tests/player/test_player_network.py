@@ -278,3 +278,23 @@ async def test_feed_urls_numbers_duplicates_and_entities(net, http):
     assert got[6] == ("Up", net.url("/etc/passwd"))
     assert all(e.location.startswith("http://127.0.0.1") for e in detail.episodes)
     assert len(detail.episodes) == 7
+
+
+def test_every_json_spec_field_is_a_documented_config_key():
+    import dataclasses
+    from pathlib import Path
+
+    from device.config import JsonSourceConfig, from_dict
+    from player.sources import JsonSourceSpec
+
+    spec_fields = {f.name for f in dataclasses.fields(JsonSourceSpec)}
+    config_fields = {f.name for f in dataclasses.fields(JsonSourceConfig)}
+    assert spec_fields == config_fields
+    example = (Path(__file__).resolve().parents[2] / "config.example.toml").read_text()
+    for name in spec_fields:
+        assert f"# {name} = " in example, name  # in the 懒人听书 example
+    table = {name: getattr(JsonSourceConfig(), name) for name in spec_fields}
+    table.update(name="lrts", search_url="http://x/s?k={keyword}", ok_codes=["0"])
+    config = from_dict({"library": {"json_sources": [table]}})
+    spec = JsonSourceSpec.from_any(config.library.json_sources[0])
+    assert spec.search_url == "http://x/s?k={keyword}" and spec.ok_codes == ("0",)

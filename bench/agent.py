@@ -1,6 +1,6 @@
 """Task success of the agent on the real player, over a generated 300-album library.
 
-The device is built the way ``xiaoting run`` builds it (`device.runtime.build_app`: the
+The device is built the way ``xiaoting run`` builds it (`device.runtime.build`: the
 real `Player` on a local-folder library, the tool registry, the `Agent` over the local GGUF
 model with its grammar, fast path and cached system prompt), with ALSA's ``null`` device as
 the speaker. Each request goes in as a text turn over the control socket, as
@@ -102,24 +102,26 @@ class Device:
 
     def __init__(self, config: Any) -> None:
         self.config = config
-        self.app: Any = None
+        self.runtime: Any = None
         self.task: asyncio.Task[int] | None = None
 
     async def start(self) -> None:
         """Build everything the way `xiaoting run` does and serve the control socket."""
         from device.app import AppState
-        from device.runtime import build_app
+        from device.runtime import build
 
-        self.app = await build_app(self.config, recogniser=None, synthesiser=None, buttons=[])
-        if self.app.player is None:
+        self.runtime = await build(self.config, recogniser=None, synthesiser=None, buttons=[])
+        if self.runtime.player is None:
+            await self.runtime.close()
             raise RuntimeError("the player did not start (see the log)")
-        self.task = asyncio.create_task(self.app.run(), name="device")
-        await asyncio.wait_for(self.app.wait_state(AppState.IDLE), 30)
+        await self.runtime.start_control()
+        self.task = asyncio.create_task(self.runtime.serve(), name="device")
+        await asyncio.wait_for(self.runtime.app.wait_state(AppState.IDLE), 30)
 
     @property
     def player(self) -> Any:
         """The real `player.Player` of this device."""
-        return self.app.player
+        return self.runtime.player
 
     async def ask(self, text: str, timeout: float) -> dict[str, Any]:
         """One text turn, as `xiaoting ask` runs it on a service (no speech)."""
@@ -128,15 +130,12 @@ class Device:
         return await ask(socket_path(self.config.runtime_dir), text, speak=False, wait=timeout)
 
     async def close(self) -> None:
-        """Stop the App (bookmarks saved, player and mixer closed) and free the model."""
+        """Stop the App; the runtime closes the player, mixer and chat models."""
         if self.task is not None:
-            self.app.request_stop("bench")
-            await asyncio.wait_for(self.task, 30)
-        model = getattr(getattr(self.app, "agent", None), "model", None)
-        for candidate in (model, getattr(model, "primary", None)):
-            close = getattr(candidate, "close", None)
-            if callable(close):
-                close()
+            self.runtime.app.request_stop("bench")
+            await asyncio.wait_for(self.task, 60)
+        elif self.runtime is not None:
+            await self.runtime.close()
 
 
 async def album(player: Any, title: str) -> Any:

@@ -39,11 +39,22 @@ def render_chatml(messages: list[Message], *, add_generation_prompt: bool = True
     return "".join(parts)
 
 
+def default_threads() -> int:
+    """llama.cpp threads when none are configured: the cores this process may use, less one
+    on a device with 3 or more (decoding and the audio writer need a core while the model
+    generates); all of them on 1 or 2 cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return cores - 1 if cores >= 3 else max(1, cores)
+
+
 class LocalModel:
     """A GGUF model run by llama-cpp-python on this machine.
 
     `path` is the GGUF file; `n_ctx` the context in tokens; `n_threads` CPU threads (0 =
-    all cores); `max_tokens` the default reply limit; `temperature` 0 means greedy;
+    `default_threads()`: one core left for audio on a device with 3 or more); `max_tokens` the default reply limit; `temperature` 0 means greedy;
     `grammar` False ignores grammars (to measure their cost); `cache` False resets the KV
     cache before every call (to measure its effect). The model loads on first use or with
     `load()`; a missing or unreadable file raises ModelUnavailable.
@@ -66,7 +77,7 @@ class LocalModel:
     ) -> None:
         self.path = Path(path)
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_threads = n_threads or default_threads()
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.supports_grammar = grammar

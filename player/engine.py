@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -223,6 +224,18 @@ class Decoder:
             yield from _flush(resampler)
 
 
+# Nice value asked for the decoding thread, so a busy CPU (the language model) delays it last.
+DECODER_NICE = -5
+
+
+def _raise_priority() -> None:
+    """Ask for `DECODER_NICE` for the calling thread; a refusal is one debug line."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), DECODER_NICE)
+    except (AttributeError, OSError) as err:
+        _LOGGER.debug("decoding thread keeps its priority (%s)", err)
+
+
 def _flush(resampler) -> Iterator[np.ndarray]:
     try:
         outs = resampler.resample(None)
@@ -366,6 +379,7 @@ class Playback:
         return True
 
     def _run(self) -> None:
+        _raise_priority()
         if self._previous is not None:
             self._previous.join()
             self._previous = None

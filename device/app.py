@@ -30,18 +30,10 @@ from .button import ButtonSource, Gesture, PushToTalk
 from .events import Event, EventType, Inbox
 from .listening import Heard, Listening
 from .systemd import Notifier
+from .texts import say
 from .tts import Synthesiser
 
 _LOGGER = logging.getLogger(__name__)
-
-PHRASES = {
-    "zh": {"not_heard": "没听清。", "no_mic": "麦克风不可用。", "error": "出错了，请再说一次。"},
-    "en": {
-        "not_heard": "Sorry, I didn't catch that.",
-        "no_mic": "The microphone is not available.",
-        "error": "Something went wrong, please try again.",
-    },
-}
 
 
 class AppState(StrEnum):
@@ -136,7 +128,7 @@ class App:
         self.buttons = {b.name: b for b in buttons}
         self.notifier = notifier or Notifier("")
         self.registry = registry
-        self.phrases = PHRASES.get(language, PHRASES["en"])
+        self.language = language
         self.timings = timings
         self.earcon_enabled = earcon_enabled
         self.ptt = PushToTalk(
@@ -203,6 +195,8 @@ class App:
             "player_health": _book_facts(self.player),
             "microphone_error": self.guard.last_error if self.guard and self.guard.failing else "",
             "buttons": sorted(self.buttons),
+            "language": self.language,
+            **book_facts(self.player),
             "last_turn": self.last_turn,
         }
 
@@ -353,7 +347,7 @@ class App:
             heard.transcript,
         )
         if not heard.transcript:
-            await self._say(self.phrases["no_mic" if not heard.mic_ok else "not_heard"])
+            await self._say(say("no_mic" if not heard.mic_ok else "not_heard", self.language))
             self._finish_turn()
             return
         await self._agent_turn(heard.transcript)
@@ -372,13 +366,17 @@ class App:
         except Exception as err:
             _LOGGER.exception("agent turn failed")
             result = None
-            answer, error, cancelled = self.phrases["error"], f"{type(err).__name__}: {err}", False
+            answer, error, cancelled = (
+                say("error", self.language),
+                f"{type(err).__name__}: {err}",
+                False,
+            )
         else:
             answer = getattr(result, "answer", "") or ""
             error = getattr(result, "error", None)
             cancelled = bool(getattr(result, "cancelled", False))
             if not answer and not cancelled:
-                answer = self.phrases["error"]
+                answer = say("error", self.language)
         self.last_turn = {
             "utterance": utterance,
             "answer": answer,
@@ -442,22 +440,32 @@ class App:
 
     # -- requests from the control socket -----------------------------------------------
 
-    async def ask(self, text: str, *, speak: bool = True) -> dict[str, Any]:
+    async def ask(
+        self, text: str, *, speak: bool = True, language: str | None = None
+    ) -> dict[str, Any]:
         """Run a text turn as if `text` had been heard; waits for it to end.
 
         Returns ``{"ok": True, "utterance", "answer", "error", "cancelled", "backend",
         "steps", "elapsed_ms"}``, or ``{"ok": False, "error"}`` when the App is not idle
-        (another turn, listening, starting) or the turn was cancelled.
+        (another turn, listening, starting), the turn was cancelled, or `language` is not
+        the one the App speaks (its prompts, voice and recogniser are loaded for one).
         """
+        if language is not None and language != self.language:
+            return {
+                "ok": False,
+                "error": say(
+                    "other_language", self.language, service=self.language, asked=language
+                ),
+            }
         if self.state != AppState.IDLE:
-            return {"ok": False, "error": f"busy ({self.state})"}
+            return {"ok": False, "error": say("busy", self.language, state=self.state)}
         self._cancel = asyncio.Event()
         self._speech_cancel = threading.Event()
         self._turn = asyncio.create_task(self._agent_turn(text, speak=speak), name="turn")
         try:
             turn = await asyncio.shield(self._turn)
         except asyncio.CancelledError:
-            return {"ok": False, "error": "turn cancelled"}
+            return {"ok": False, "error": say("turn_cancelled", self.language)}
         return {"ok": True, **turn}
 
     def inject(self, text: str) -> dict[str, Any]:
@@ -471,7 +479,8 @@ class App:
         False, "error"}`` when there is no such tool."""
         registry = self.registry
         if registry is None or registry.get(name) is None:
-            return {"ok": False, "error": f"no tool {name!r} or arguments not an object"}
+            known = ", ".join(registry.names()) if registry is not None else "-"
+            return {"ok": False, "error": say("no_tool", self.language, name=name, known=known)}
         result = await registry.call(name, arguments, caller="control")
         return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms}
 
@@ -502,6 +511,35 @@ class App:
                 self.capture.close()
         self.notifier.close()
         _LOGGER.info("stopped")
+
+
+def book_facts(player: Any) -> dict[str, Any]:
+    """What `xiaoting status` shows of the book: album, episode, position (s), volume (%),
+    downloads. Keys whose facts the player does not have are left out."""
+    facts: dict[str, Any] = {}
+    now = getattr(player, "now", None)
+    if now is not None:
+        with contextlib.suppress(AttributeError):
+            facts["album"] = now.detail.album.title
+            facts["episode"] = now.episode.section
+            facts["episode_title"] = now.episode.title
+            facts["position_s"] = round(float(now.playback.position), 1)
+    volume = getattr(player, "volume", None)
+    if isinstance(volume, int | float):
+        facts["volume_percent"] = round(volume * 100)
+    downloader = getattr(player, "downloader", None)
+    if downloader is not None and hasattr(downloader, "active"):
+        with contextlib.suppress(Exception):
+            facts["downloads"] = [
+                {
+                    "album": job.title.rsplit(" #", 1)[0],
+                    "episode": job.episode.section,
+                    "percent": job.percent if job.total else None,
+                    "mb": round(job.done / 1e6, 1),
+                }
+                for job in downloader.active()
+            ]
+    return facts
 
 
 def _step_dict(step: Any) -> dict[str, Any]:

@@ -55,23 +55,37 @@ def cmd_run(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     import dataclasses
 
     from device import runtime
+    from device.lock import AlreadyRunning
 
     if args.keyboard:
         cfg = dataclasses.replace(cfg, button=dataclasses.replace(cfg.button, keyboard=True))
-    return runtime.main(cfg)
+    try:
+        return runtime.main(cfg)
+    except AlreadyRunning as err:
+        print(f"xiaoting run: {err}", file=sys.stderr)
+        return 1
 
 
 def cmd_ask(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """One text turn: on the running service if its control socket answers, else in-process."""
     from device import commands
 
-    return asyncio.run(commands.ask(cfg, " ".join(args.text), local=args.local, wait=args.wait))
+    return asyncio.run(
+        commands.ask(
+            cfg, " ".join(args.text), local=args.local, wait=args.wait, language=args.language
+        )
+    )
 
 
 def cmd_tool(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Call one tool directly with JSON arguments (for debugging over SSH)."""
     from device import commands
 
+    if args.list:
+        return asyncio.run(commands.list_tools(cfg))
+    if not args.name:
+        print("xiaoting tool: name a tool, or --list to see them", file=sys.stderr)
+        return 2
     try:
         arguments = json.loads(args.arguments or "{}")
     except json.JSONDecodeError as err:
@@ -87,7 +101,7 @@ def cmd_status(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Show the running service's state through its control socket."""
     from device import commands
 
-    return asyncio.run(commands.status(cfg))
+    return asyncio.run(commands.status(cfg, as_json=args.json))
 
 
 def cmd_inject(args: argparse.Namespace, cfg: config_mod.Config) -> int:
@@ -125,16 +139,12 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     from device import model_files as models
 
     manifest = models.load_manifest()
-    models_dir = Path(args.models_dir or cfg.models_dir)
+    models_dir = Path(args.models_dir or cfg.models_dir).expanduser()
     cache_dir = Path(args.cache_dir) if args.cache_dir else None
-    if args.action == "list":
-        for m in manifest.values():
-            size = f"{m.size / 1e6:,.0f} MB" if m.size else "size unknown"
-            print(
-                f"{m.id:40} {m.role:4} {','.join(m.languages):6} {','.join(m.profiles):10} {size}"
-            )
-        return 0
     if args.action == "hash":
+        if not args.ids:
+            print("xiaoting models hash: name the files or folders to hash", file=sys.stderr)
+            return 2
         for target in args.ids:
             p = Path(target)
             size, sha = (
@@ -142,7 +152,33 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
             )
             print(f"{sha}  {size}  {p}")
         return 0
-    chosen = models.select(manifest, profile=args.profile, ids=args.ids)
+    profile = args.profile
+    if args.action == "list":
+        chosen = (
+            models.select(manifest, profile=profile, ids=args.ids)
+            if (profile or args.ids)
+            else list(manifest.values())
+        )
+        used = {cfg.llm.model.removesuffix(".gguf"), cfg.asr_model, cfg.tts_voice}
+        missing = 0
+        for m in chosen:
+            size = f"{m.size / 1e6:,.0f} MB" if m.size else "size unknown"
+            mark = "  (used by this config)" if m.id in used else ""
+            print(
+                f"{m.id}  [{m.role}, {','.join(m.languages)}, {','.join(m.profiles)}, {size}]{mark}"
+            )
+            for spec in m.files:
+                state, detail = models.file_status(models_dir, spec)
+                missing += state != "installed"
+                print(
+                    f"    {state:9} {spec.path}" + ("" if state == "installed" else f": {detail}")
+                )
+        print(f"models dir {models_dir}: {missing} file(s) missing or corrupt")
+        return 0
+    if not profile and not args.ids:
+        profile = models.configured_profile(manifest, cfg.llm.model)
+        print(f"profile {profile} (the one holding llm.model {cfg.llm.model})")
+    chosen = models.select(manifest, profile=profile, ids=args.ids)
     store = models.ModelStore(models_dir, cache_dir)
     if args.action == "fetch":
         report = asyncio.run(store.fetch(chosen, force=args.force))
@@ -150,19 +186,33 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         report = models.FetchReport()
         for model in chosen:
             for spec in model.files:
-                holder = store if cache_dir else models.ModelStore.holding(models_dir, spec)
-                try:
-                    holder.verify(spec, (models_dir / spec.path).resolve(), full=True)
-                    report.results[spec.path] = "present"
-                except models.ModelFileError as err:
-                    report.results[spec.path] = f"failed: {err}"
+                if cache_dir:
+                    try:
+                        store.verify(spec, (models_dir / spec.path).resolve(), full=True)
+                        report.results[spec.path] = "present"
+                    except models.ModelFileError as err:
+                        report.results[spec.path] = f"failed: {err}"
+                    continue
+                state, detail = models.file_status(models_dir, spec, full=True)
+                report.results[spec.path] = (
+                    "present" if state == "installed" else f"failed: {state}: {detail}"
+                )
     for path, result in report.results.items():
         ok = result in ("present", "fetched")
         detail = result.removeprefix("failed: ").removeprefix(f"{path}: ")
         print(f"{'ok  ' if ok else 'FAIL'} {path}: {detail}")
     if not report.ok:
+        bad = [
+            m.id
+            for m in chosen
+            if any(
+                not report.results.get(f.path, "present").startswith(("present", "fetched"))
+                for f in m.files
+            )
+        ]
         print(
-            "some model files are missing or corrupt; run `xiaoting models fetch` again",
+            "some model files are missing or corrupt; run "
+            f"`xiaoting models fetch --force {' '.join(bad)}`",
             file=sys.stderr,
         )
     return 0 if report.ok else 1
@@ -223,15 +273,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--wait", type=float, default=0.0, help="seconds to keep playing after the turn")
     p = add("tool", cmd_tool, "call one tool directly: xiaoting tool NAME '{\"arg\": 1}'")
-    p.add_argument("name")
+    p.add_argument("name", nargs="?")
     p.add_argument("arguments", nargs="?", default="{}")
+    p.add_argument("--list", action="store_true", help="list the tools and their parameters")
     p.add_argument(
         "--wait",
         type=float,
         default=0.0,
         help="seconds to keep playing/downloading after the call (in-process only)",
     )
-    add("status", cmd_status, "state of the running service")
+    p = add("status", cmd_status, "state of the running service")
+    p.add_argument("--json", action="store_true", help="the same facts as JSON")
     p = add("inject", cmd_inject, "add a correction to the current or next turn")
     p.add_argument("text", nargs="+")
     p = add("trace", cmd_trace, "the last turns' steps with timings")
@@ -256,9 +308,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Subcommands whose positional words may also come after options
+# (`xiaoting models verify --force ID`, `xiaoting ask --language zh 现在在播什么`).
+_TRAILING_WORDS = ("ids", "text")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line; words left after the options join the subcommand's list."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        dest = next((d for d in _TRAILING_WORDS if isinstance(getattr(args, d, None), list)), None)
+        if dest is None or any(word.startswith("-") and word != "-" for word in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, dest).extend(extra)
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `xiaoting` console script."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     try:
         cfg = resolve_config(args.config, language=args.language)
     except config_mod.ConfigError as err:

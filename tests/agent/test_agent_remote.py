@@ -319,7 +319,7 @@ async def test_remote_then_local_on_remote_failure(api, remote) -> None:
 
 
 async def test_repeated_format_errors_switch_backend(api, remote) -> None:
-    local = ScriptedModel(["gibberish", "more gibberish"], name="local")
+    local = ScriptedModel(["Thought: hmm", '{"oops": '], name="local")
     api.plan.append(("ok", "Thought: x\nFinal Answer: 远程接手"))
     model = FallbackModel(local, remote, max_format_errors=2)
     agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False)
@@ -472,9 +472,7 @@ async def test_native_tool_calls_are_read_as_react(api) -> None:
 async def test_native_tool_calls_through_the_agent(api) -> None:
     library = FakeLibrary()
     remote = make_remote(api, tool_calls=True)
-    api.plan.extend(
-        [("tool", 'search_album|{"keyword": "三体"}'), ("ok", "Final Answer: 有三体，共30集。")]
-    )
+    api.plan.extend([("tool", 'search_album|{"keyword": "三体"}'), ("ok", "有三体，共30集。")])
     model = build_model("remote", None, remote)
     agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
     try:

@@ -19,7 +19,11 @@ EXPECT_KEYS = {
     "plays", "paused", "stopped", "unchanged", "volume", "position", "sleep", "says_number",
     "says_any", "declines", "offers_books", "lists_library",
 }  # fmt: skip
-FILES = {"typed": ("requests_typed.jsonl", 60)}
+FILES = {
+    "typed": ("requests_typed.jsonl", 60),
+    "asr": ("requests_asr.jsonl", 40),
+    "heldout": ("heldout_requests.jsonl", 40),
+}
 
 IDLE = Observed("idle", None, None, None, 60, None)
 PLAYING = Observed("playing", "西游记", 3, 40.0, 60, None)

@@ -92,7 +92,7 @@ NETWORK_MESSAGES: dict[str, tuple[str, str]] = {
     "dl_superseded": ("下载已取消，换成了新的请求", "Download cancelled for a newer request"),
     "dl_failed": ("{album} 第{section}集下载失败: {error}", "Download of {album} episode {section} failed: {error}"),
     "dl_queued": ("排队等待下载", "queued"),
-    "bad_location": ("{album} 第{section}集的地址不安全，已拒绝", "The address of {album} episode {section} is not allowed"),
+    "bad_location": ("第{section}集的地址不安全，已拒绝", "The address of episode {section} is not allowed"),
 }  # fmt: skip
 MESSAGES.update(NETWORK_MESSAGES)
 

@@ -203,6 +203,10 @@ class PlayerTools:
                 progress = f"{job.done / 1e6:.1f}MB"
             parts.append(say(lang, "status_download", album=job.title.rsplit(" #", 1)[0],
                              section=job.episode.section, progress=progress))  # fmt: skip
+        for job in self.downloader.failed():
+            if job.error and job.error != self.last_error:
+                parts.append(say(lang, "dl_failed", album=job.title.rsplit(" #", 1)[0],
+                                 section=job.episode.section, error=job.error))  # fmt: skip
         if self.sleep_deadline is not None:
             minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
             parts.append(say(lang, "status_sleep", minutes=minutes))

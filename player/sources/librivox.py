@@ -1,6 +1,7 @@
 """LibriVox's public JSON API: search by title (then author), sections with MP3 URLs.
 
-Requests ``{base}/audiobooks/?title=…&format=json&extended=1&limit=…&offset=…`` and
+Requests ``{base}/audiobooks/?title=^…&format=json&extended=1&limit=…`` (a title prefix),
+``…?author=<last name>`` at the same time, and
 ``{base}/audiobooks/?id=…``; the answer is ``{"books": [{"id", "title", "authors":
 [{"first_name", "last_name"}], "num_sections", "description", "sections": [{"section_number",
 "title", "listen_url", "playtime"}]}]}``. "Not found" comes as HTTP 404 with
@@ -9,6 +10,7 @@ Requests ``{base}/audiobooks/?title=…&format=json&extended=1&limit=…&offset=
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -16,11 +18,13 @@ from typing import Any
 from ..errors import NotFoundError, SourceError
 from ..http import Http
 from ..models import Album, AlbumDetail, Episode, SearchPage
+from .base import rank
 
 _LOGGER = logging.getLogger(__name__)
 
 DEFAULT_URL = "https://librivox.org/api/feed"
 _TAGS = re.compile(r"<[^>]+>")
+_ARTICLE = re.compile(r"^(?:the|a|an|le|la|les|der|die|das)\s+", re.I)
 
 
 def _author(book: dict[str, Any]) -> str:
@@ -79,16 +83,44 @@ class LibriVoxSource:
         return [b for b in books if isinstance(b, dict) and b.get("id") is not None]
 
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
-        """Books whose title (or, failing that, author) contains `keyword`."""
-        keyword = keyword.strip()
+        """Books whose title starts with `keyword` (with and without a leading article) or
+        whose author's last name is its last word, merged and ranked with the player's matcher.
+
+        LibriVox matches `title` exactly unless it starts with "^" (then as a prefix), and
+        `author` against last names; both are asked at once.
+        """
+        keyword = " ".join(keyword.split())
         if not keyword:
             return SearchPage((), 0, page)
-        paging = {"limit": str(page_size), "offset": str((max(page, 1) - 1) * page_size)}
-        books = await self._books(title=keyword, **paging)
-        if not books:
-            books = await self._books(author=keyword, **paging)
-        albums = tuple(self._album(b) for b in books)
-        return SearchPage(albums, len(albums) + (page - 1) * page_size, page)
+        title = _ARTICLE.sub("", keyword) or keyword
+        want = max(page, 1) * page_size
+        paging = {"limit": str(min(100, want)), "offset": "0"}
+        queries = [self._books(title="^" + title, **paging)]
+        if title != keyword:  # stored with its article, or without: ask both ways
+            queries.append(self._books(title="^" + keyword, **paging))
+        last_name = keyword.split()[-1]
+        if last_name.isascii() and len(last_name) > 1:
+            queries.append(self._books(author=last_name, **paging))
+        results = await asyncio.gather(*queries, return_exceptions=True)
+        books: dict[str, dict[str, Any]] = {}
+        errors = []
+        for result in results:
+            if isinstance(result, BaseException):
+                if not isinstance(result, SourceError):
+                    raise result
+                errors.append(result)
+                continue
+            for book in result:
+                books.setdefault(str(book["id"]), book)
+        if errors and not books:
+            raise errors[0]
+        albums = [self._album(b) for b in books.values()]
+        ranked = rank(keyword, albums)
+        if title != keyword:
+            ranked += [a for a in rank(title, albums) if a not in ranked]
+        ranked += [a for a in albums if a not in ranked]  # found by LibriVox, e.g. by author
+        start = (max(page, 1) - 1) * page_size
+        return SearchPage(tuple(ranked[start : start + page_size]), len(ranked), page)
 
     async def album(self, album_id: str) -> AlbumDetail:
         """The book and its sections; raises NotFoundError for an unknown or non-numeric id."""

@@ -10,7 +10,9 @@ neither take the free numbers in date order (oldest first), then those without a
 document order. Titles given as HTML are unescaped once and stripped of tags.
 
 Feeds are fetched concurrently, each within `timeout` seconds, and kept for `ttl` seconds;
-a feed that fails is named in the search page's `failed` and its last good copy is used.
+a feed that fails is named in the search page's `failed`, its last good copy is used, and
+it is not asked again for `rest_seconds` (so a dead feed costs its timeout once, not on
+every search).
 """
 
 from __future__ import annotations
@@ -212,6 +214,8 @@ class FeedSource:
         self._feeds: dict[str, _Feed] = {}
         self._ids = {self.prefix + stable_id(u): u for u in self.urls}
         self._pending: dict[str, asyncio.Task[AlbumDetail]] = {}
+        self._resting: dict[str, tuple[float, SourceError]] = {}
+        self.rest_seconds = 20.0  # a feed that failed is not asked again for this long
 
     def feed_label(self, album_id: str) -> str:
         """A feed's speakable name: its title once fetched, else its host."""
@@ -234,22 +238,29 @@ class FeedSource:
         cached = self._feeds.get(album_id)
         if cached and time.monotonic() - cached.fetched < self.ttl:
             return cached.detail
+        resting = self._resting.get(album_id)
+        if resting is not None and time.monotonic() < resting[0]:
+            if cached:
+                return cached.detail
+            raise resting[1]  # failed a moment ago: no second wait for the same answer
         task = self._pending.get(album_id)
         if task is None:  # concurrent searches share one request per feed
             task = asyncio.ensure_future(self._download(album_id))
             self._pending[album_id] = task
             task.add_done_callback(lambda _t: self._pending.pop(album_id, None))
         try:
-            return await asyncio.shield(task)
+            detail = await asyncio.shield(task)
         except (SourceError, TimeoutError) as err:
+            error = err if isinstance(err, SourceError) else SourceError(
+                say(self.http.language, "source_timeout", source=self.feed_label(album_id))
+            )  # fmt: skip
+            self._resting[album_id] = (time.monotonic() + self.rest_seconds, error)
             if cached:  # keep the last good copy
                 _LOGGER.warning("feed %s: %s; using the copy from before", album_id, err)
                 return cached.detail
-            if isinstance(err, TimeoutError):
-                raise SourceError(
-                    say(self.http.language, "source_timeout", source=self.feed_label(album_id))
-                ) from err
-            raise
+            raise error from err
+        self._resting.pop(album_id, None)
+        return detail
 
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
         """Feeds whose title matches `keyword`; a feed that fails is named in `failed`."""

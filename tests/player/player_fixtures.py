@@ -222,8 +222,12 @@ class CatalogServer:
         books = self.books
         if "id" in q:
             books = [b for b in books if str(b["id"]) == q["id"]]
-        elif "title" in q:
-            books = [b for b in books if q["title"].lower() in b["title"].lower()]
+        elif "title" in q:  # as LibriVox: exact, or a prefix after "^"
+            title = q["title"].lower()
+            if title.startswith("^"):
+                books = [b for b in books if b["title"].lower().startswith(title[1:])]
+            else:
+                books = [b for b in books if b["title"].lower() == title]
         elif "author" in q:
             books = [
                 b for b in books

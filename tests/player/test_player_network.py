@@ -13,7 +13,7 @@ import time
 import pytest
 from player_fixtures import make_album
 
-from player.errors import SourceError
+from player.errors import PlayerError, SourceError
 from player.http import Http, charset_of, mask_secrets
 from player.models import SearchPage
 from player.sources import Catalog, FeedSource, LibriVoxSource, LocalLibrary
@@ -128,6 +128,7 @@ async def test_cut_body_names_the_source_and_is_never_cached(net, http):
         await bounded(http.get_bytes(net.url("/cut.xml")))
     route.drops = 1
     source = FeedSource([net.url("/cut.xml")], http)
+    source.rest_seconds = 0.0
     found = await bounded(source.search("Cut Show"))
     assert found.albums == () and found.failed == ("127.0.0.1",)
     # The next search fetches again (nothing cut was kept) and gets all eight.
@@ -177,6 +178,11 @@ async def test_one_dead_feed_costs_only_its_timeout(net, http, tmp_path):
     assert found.failed == ("127.0.0.1",)
     assert 0.9 < elapsed < 1.5, elapsed
     assert "127.0.0.1暂时连不上" in catalog.note(found)
+    # Asked again at once, the dead feed is not waited for a second time.
+    started = time.monotonic()
+    again = await bounded(catalog.search("Alpha"))
+    assert time.monotonic() - started < 0.3 and again.failed == ("127.0.0.1",)
+    assert len(again.albums) == 2
 
 
 class _Dead:
@@ -298,3 +304,60 @@ def test_every_json_spec_field_is_a_documented_config_key():
     config = from_dict({"library": {"json_sources": [table]}})
     spec = JsonSourceSpec.from_any(config.library.json_sources[0])
     assert spec.search_url == "http://x/s?k={keyword}" and spec.ok_codes == ("0",)
+
+
+class _Planted:
+    """A remote-looking source whose episodes point at local files."""
+
+    prefix = "pl:"
+    remote = True
+    label = "planted"
+
+    def __init__(self, locations: list[str]):
+        from player.models import Album, AlbumDetail, Episode
+
+        album = Album("pl:1", "Planted", "", len(locations))
+        self.detail = AlbumDetail(
+            album, tuple(Episode("pl:1", i, f"ep {i}", loc) for i, loc in enumerate(locations, 1))
+        )
+
+    async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
+        return SearchPage((self.detail.album,), 1, page)
+
+    async def album(self, album_id: str):
+        return self.detail
+
+    def known_titles(self) -> list[str]:
+        return ["Planted"]
+
+
+async def test_local_files_only_from_library_roots(make_player, tmp_path, audio_dir):
+    root = tmp_path / "lib"
+    folder = make_album(root, "西游记", ["第1集"], seconds=0.3)
+    outside = tmp_path / "private"
+    outside.mkdir()
+    secret = outside / "secret.mp3"
+    secret.write_bytes((audio_dir / "tone.mp3").read_bytes())
+    (folder / "第2集.mp3").symlink_to(secret)  # a symlink leaving the root
+    planted = _Planted([str(secret), str(root / ".." / "private" / "secret.mp3")])
+    player = await make_player(library_paths=[root], sources=[planted])
+    detail = await bounded(
+        player.library.album((await player.library.search("西游记")).albums[0].id)
+    )
+    assert [e.title for e in detail.episodes] == ["第1集"]  # the symlink is not offered
+    for section in (1, 2):
+        with pytest.raises(PlayerError, match="不安全"):
+            await bounded(player.search_and_play("pl:1", section=section))
+    assert player.now is None
+
+
+async def test_failed_prefetch_is_in_status(make_player, net):
+    net.add("/loop.mp3", redirect="/loop.mp3")
+    player = await make_player()
+    from player.models import Episode
+
+    job = player.downloader.start(Episode("rss:x", 1, "x", net.url("/loop.mp3")), "Loop #1")
+    with pytest.raises(PlayerError):
+        await bounded(asyncio.shield(job.task))
+    status = await bounded(player.get_status())
+    assert "Loop 第1集下载失败: 下载地址一直在跳转" in status

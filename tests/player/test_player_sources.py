@@ -126,6 +126,33 @@ async def test_librivox_search_detail_and_not_found(server):
         await http.close()
 
 
+async def test_librivox_prefix_article_author_and_ranking(server):
+    server.books = [
+        librivox_book(server, 201, "Adventures of Tom Sawyer", "Twain", 2),
+        librivox_book(server, 202, "The Adventures of Sherlock Holmes", "Doyle", 2),
+        librivox_book(server, 203, "Adventures of Huckleberry Finn", "Twain", 2),
+        librivox_book(server, 204, "Prince and the Pauper", "Twain", 1),
+        librivox_book(server, 205, "Sherlock Holmes Stories", "Doyle", 1),
+    ]
+    http = Http()
+    try:
+        source = LibriVoxSource(http, base_url=server.url("/librivox"))
+        # A leading article is dropped and the title is searched as a prefix.
+        found = await asyncio.wait_for(source.search("The Adventures of Tom"), 5)
+        assert found.albums[0].id == "lv:201"
+        found = await asyncio.wait_for(source.search("the adventures of sherlock holmes"), 5)
+        assert found.albums[0].id == "lv:202"  # stored with its article
+        found = await asyncio.wait_for(source.search("A Prince and the Pauper"), 5)
+        assert found.albums[0].id == "lv:204"  # stored without one
+        # An author's full name finds the books by last name, ranked by the matcher.
+        found = await asyncio.wait_for(source.search("Mark Twain"), 5)
+        assert {a.id for a in found.albums} == {"lv:201", "lv:203", "lv:204"}
+        found = await asyncio.wait_for(source.search("Adventures of Huckleberry Finn"), 5)
+        assert found.albums[0].id == "lv:203" and len(found.albums) == 1
+    finally:
+        await http.close()
+
+
 JSON_SPEC = {
     "name": "lrts",
     "search_url": "{base}/json/search?type=search&keyword={keyword}&page={page}&key={api_key}",

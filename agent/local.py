@@ -20,15 +20,88 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import ModelError, ModelUnavailable
+from .gbnf import GrammarSyntaxError, Matcher
 from .models import Completion, Message, TokenCallback
 
 _LOGGER = logging.getLogger(__name__)
 
 __all__ = ["LocalModel", "render_chatml"]
+
+
+_ARGUMENTS_LABEL = "Action Input:"
+
+
+def _inside_string(json_text: str) -> bool:
+    """True when `json_text` (the start of a JSON value) ends inside a string."""
+    inside = escaped = False
+    for ch in json_text:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = inside
+        elif ch == '"':
+            inside = not inside
+    return inside
+
+
+def forced_continuation(
+    matcher: Matcher, state: Any, text: str, *, compact_json: bool = True
+) -> str:
+    """The text to append after `text` without asking the model (jump-forward).
+
+    That is what the grammar forces (`Matcher.forced`) and, with `compact_json`, the
+    spacing of the tool arguments after ``Action Input:``: one space after ``:`` and
+    ``,`` and none elsewhere outside strings, as ``json.dumps`` writes them and as the
+    conversation history records earlier calls. The grammar admits that spacing (its
+    whitespace is optional), so only the model's choice of it is taken away.
+    """
+    out, state = matcher.forced(state)
+    if not compact_json:
+        return out
+    for _ in range(64):
+        full = text + out
+        at = full.rfind(_ARGUMENTS_LABEL)
+        if at < 0:
+            break
+        arguments = full[at + len(_ARGUMENTS_LABEL) :].lstrip(" ")
+        if not arguments or _inside_string(arguments):
+            break
+        chars, other = matcher.choices(state)
+        if " " not in chars:
+            break
+        if full[-1] in ":,":
+            ch = " "
+        else:
+            rest = chars - {" "}
+            if other or len(rest) != 1:
+                break
+            ch = rest.pop()
+        state = matcher.advance(state, ch)
+        more, state = matcher.forced(state)
+        out += ch + more
+    return out
+
+
+@dataclass
+class _Decoded:
+    """What one greedy decoding produced (times in ms from the request)."""
+
+    text: str = ""
+    reason: str = "stop"
+    first_ms: float | None = None
+    decoded: int = 0
+    forced: int = 0
+    prefill_ms: float | None = None
+    rejected: int = 0
+    """Steps whose most likely token the grammar refused (the grammar then ran on the
+    whole vocabulary)."""
+    marked: list[str] = field(default_factory=list)
+    """The reply with decoded tokens in [] and forced text in «» (for the debug log)."""
 
 
 def render_chatml(messages: list[Message], *, add_generation_prompt: bool = True) -> str:
@@ -56,8 +129,12 @@ class LocalModel:
     `path` is the GGUF file; `n_ctx` the context in tokens; `n_threads` CPU threads (0 =
     `default_threads()`: one core left for audio on a device with 3 or more); `max_tokens` the default reply limit; `temperature` 0 means greedy;
     `grammar` False ignores grammars (to measure their cost); `cache` False resets the KV
-    cache before every call (to measure its effect). The model loads on first use or with
-    `load()`; a missing or unreadable file raises ModelUnavailable.
+    cache before every call (to measure its effect). `jump_forward` appends the text the
+    grammar forces in batches instead of decoding it token by token (greedy decoding
+    only); `thought_tokens` ends the Thought line after that many tokens (0 = only the
+    grammar's bound); `compact_json` lets jump-forward also fix the tool arguments' optional
+    whitespace to ``json.dumps`` spacing (see `forced_continuation`). The model loads on first use or with `load()`; a missing or
+    unreadable file raises ModelUnavailable.
     """
 
     def __init__(
@@ -72,6 +149,9 @@ class LocalModel:
         cache: bool = True,
         n_batch: int = 256,
         seed: int = 0,
+        jump_forward: bool = True,
+        thought_tokens: int = 12,
+        compact_json: bool = True,
         name: str = "local",
         llama_factory: Callable[..., Any] | None = None,
     ) -> None:
@@ -84,6 +164,9 @@ class LocalModel:
         self.cache = cache
         self.n_batch = n_batch
         self.seed = seed
+        self.jump_forward = jump_forward
+        self.thought_tokens = thought_tokens
+        self.compact_json = compact_json
         self.name = name
         self._factory = llama_factory
         self._llm: Any = None
@@ -91,6 +174,7 @@ class LocalModel:
         self._abort_cb: Any = None
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llama")
         self._grammars: dict[str, Any] = {}
+        self._matchers: dict[str, Matcher | None] = {}
         self._load_lock = threading.Lock()
 
     # -- loading
@@ -207,7 +291,7 @@ class LocalModel:
                 raise ModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx {self.n_ctx}")
         cached = self._cached_prefix(llm, tokens)
         if self.temperature <= 0.0:
-            text, reason, first, generated = self._greedy(
+            out = self._greedy(
                 llm,
                 tokens,
                 cached,
@@ -218,18 +302,18 @@ class LocalModel:
                 start,
             )
         else:
-            text, reason, first, generated = self._sample(
-                llm, tokens, grammar, max_tokens, stop, emit, start
-            )
+            out = self._sample(llm, tokens, grammar, max_tokens, stop, emit, start)
         return Completion(
-            text=text,
+            text=out.text,
             backend=self.name,
             prompt_tokens=len(tokens),
-            completion_tokens=generated,
+            completion_tokens=out.decoded + out.forced,
             cached_tokens=cached,
             elapsed_ms=(time.perf_counter() - start) * 1000.0,
-            first_token_ms=first,
-            finish_reason=reason,
+            first_token_ms=out.first_ms,
+            finish_reason=out.reason,
+            forced_tokens=out.forced,
+            prefill_ms=out.prefill_ms or 0.0,
         )
 
     def _sample(
@@ -241,9 +325,8 @@ class LocalModel:
         stop: list[str] | None,
         emit: Callable[[str], None],
         start: float,
-    ) -> tuple[str, str, float | None, int]:
-        """Temperature sampling through llama-cpp-python's streaming completion:
-        (text, finish reason, first-token ms, tokens generated)."""
+    ) -> _Decoded:
+        """Temperature sampling through llama-cpp-python's streaming completion."""
         options: dict[str, Any] = {
             "max_tokens": max_tokens,
             "temperature": self.temperature,
@@ -278,7 +361,60 @@ class LocalModel:
             stream.close()
         reply = "".join(text)
         generated = len(llm.tokenize(reply.encode("utf-8"), add_bos=False)) if reply else 0
-        return reply, reason, first, generated
+        return _Decoded(reply, reason, first, generated)
+
+    def _matcher(self, grammar: str) -> Matcher | None:
+        """The character-level recogniser of `grammar` (cached), None if it cannot be read."""
+        if grammar not in self._matchers:
+            try:
+                matcher: Matcher | None = Matcher(grammar)
+            except GrammarSyntaxError as exc:
+                _LOGGER.warning("jump-forward off for this grammar: %s", exc)
+                matcher = None
+            if len(self._matchers) > 32:
+                self._matchers.clear()
+            self._matchers[grammar] = matcher
+        return self._matchers[grammar]
+
+    @staticmethod
+    def _keep(llm: Any, matcher: Matcher, state: Any, forced: str) -> str:
+        """The part of `forced` to append: without its last token when a character the
+        grammar may put after it would merge into that token (``{`` + ``"`` is the one
+        token ``{"``), so the model still writes the boundary as its tokenizer would."""
+        if not forced:
+            return forced
+        encode = forced.encode("utf-8")
+        mine = llm.tokenize(encode, add_bos=False, special=False)
+        after = matcher.advance(state, forced)
+        for ch in sorted(matcher.next_chars(after)):
+            merged = llm.tokenize(encode + ch.encode("utf-8"), add_bos=False, special=False)
+            if merged[: len(mine)] != mine:
+                kept = llm.detokenize(mine[:-1])
+                try:
+                    return kept.decode("utf-8")
+                except UnicodeDecodeError:
+                    return ""
+        return forced
+
+    def _force(self, llm: Any, sampler: Any, text: str, check: Any) -> tuple[Any, bool]:
+        """Advance the grammar sampler over `text`: (sampler to use from now on, ok).
+
+        The tokens are checked one by one against a clone of the sampler before they are
+        accepted, so a text llama.cpp's grammar would reject (which would abort inside
+        llama.cpp) leaves the original sampler as it was.
+        """
+        import llama_cpp
+
+        if sampler is None:
+            return None, True
+        clone = llama_cpp.llama_sampler_clone(sampler)
+        for token in llm.tokenize(text.encode("utf-8"), add_bos=False, special=False):
+            if not check(clone, token):
+                llama_cpp.llama_sampler_free(clone)
+                return sampler, False
+            llama_cpp.llama_sampler_accept(clone, token)
+        llama_cpp.llama_sampler_free(sampler)
+        return clone, True
 
     def _greedy(
         self,
@@ -290,32 +426,35 @@ class LocalModel:
         stop: list[str] | None,
         emit: Callable[[str], None],
         start: float,
-    ) -> tuple[str, str, float | None, int]:
-        """Greedy decoding with the grammar checked on the best token first.
+    ) -> _Decoded:
+        """Greedy decoding under the grammar, with jump-forward over forced text.
 
         Applying a GBNF grammar to the whole vocabulary (150k tokens for Qwen2.5) at every
         step halves the decoding speed; like llama.cpp's own sampler, this checks only the
         most likely token and applies the grammar to all tokens when that one is rejected.
-        Returns (text, finish reason, first-token ms, generated tokens).
+
+        Where the grammar admits exactly one continuation (labels, the rest of a tool name
+        once it is unique, JSON keys and punctuation), that text is not decoded token by
+        token: it is tokenised together with the token just chosen (so the boundary is
+        tokenised as the tokenizer would), appended in one batched evaluation, and the
+        grammar sampler is advanced over it. Trailing spaces of a forced span are left to
+        the model, whose tokens carry a word's leading space. When nothing but the end is
+        admissible, decoding stops without asking the model for its end-of-generation
+        token. The first line (the Thought) is cut at `thought_tokens` tokens.
         """
         import llama_cpp
         import numpy as np
 
         vocab = llm._model.vocab
         n_vocab = llm.n_vocab()
-        reuse = min(cached, len(tokens) - 1)
-        llm.n_tokens = reuse
-        try:
-            llm.eval(tokens[reuse:])
-        except RuntimeError as exc:
-            if self._abort.is_set():
-                return "", "cancelled", None, 0
-            raise ModelError(f"llama.cpp failed: {exc}") from exc
+        out = _Decoded()
         sampler = None
         if grammar:
             sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode("utf-8"), b"root")
             if not sampler:
                 raise ModelError("llama.cpp rejected the grammar")
+        matcher = self._matcher(grammar) if grammar and self.jump_forward else None
+        state = matcher.start() if matcher is not None else None
         one = (llama_cpp.llama_token_data * 1)()
         one_array = llama_cpp.llama_token_data_array(one, 1, -1, False)
         every = np.zeros(
@@ -324,60 +463,158 @@ class LocalModel:
         every_array = llama_cpp.llama_token_data_array(
             every.ctypes.data_as(llama_cpp.llama_token_data_p), n_vocab, -1, False
         )
+
+        def admitted(smpl: Any, token: int, logit: float = 0.0) -> bool:
+            one[0].id, one[0].logit, one[0].p = token, logit, 0.0
+            one_array.size, one_array.selected, one_array.sorted = 1, -1, False
+            llama_cpp.llama_sampler_apply(smpl, ctypes.byref(one_array))
+            return math.isfinite(one[0].logit)
+
+        newline = llm.tokenize(b"\n", add_bos=False, special=False)
+        newline_token = newline[0] if len(newline) == 1 else None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        text = ""
-        first: float | None = None
-        reason = "length"
-        generated = 0
+        reuse = min(cached, len(tokens) - 1)
+        llm.n_tokens = reuse
+        pending = list(tokens[reuse:])
+        thought = 0  # tokens decoded on the first line
+        done = False
+
+        def jump(forced: str, boundary: int | None) -> list[int]:
+            """Tokens to evaluate for the chosen `boundary` token followed by `forced`."""
+            nonlocal sampler, matcher, state
+            sampler, ok = self._force(llm, sampler, forced, admitted)
+            if not ok:
+                _LOGGER.debug("grammar sampler refused forced text %r: jump-forward off", forced)
+                matcher = None
+                return [] if boundary is None else [boundary]
+            state = matcher.advance(state, forced) if matcher is not None else state
+            out.text += forced
+            out.marked.append(f"«{forced}»")
+            emit(forced)
+            if boundary is None:
+                batch = llm.tokenize(forced.encode("utf-8"), add_bos=False, special=False)
+                out.forced += len(batch)
+                return batch
+            head = llm.detokenize([boundary])
+            try:
+                head.decode("utf-8")
+            except UnicodeDecodeError:  # part of a character: keep the model's own token
+                tail = llm.tokenize(forced.encode("utf-8"), add_bos=False, special=False)
+                out.forced += len(tail)
+                return [boundary, *tail]
+            batch = llm.tokenize(head + forced.encode("utf-8"), add_bos=False, special=False)
+            out.forced += max(0, len(batch) - 1)
+            return batch
+
         try:
-            for _ in range(max_tokens):
+            if matcher is not None and state is not None:
+                opening, _ = matcher.forced(state)
+                opening = self._keep(llm, matcher, state, opening.rstrip(" "))
+                if opening:
+                    pending += jump(opening, None)
+            while out.decoded + out.forced < max_tokens:
                 if self._abort.is_set():
-                    reason = "cancelled"
+                    out.reason = "cancelled"
                     break
+                if done:  # the grammar is complete: no need to evaluate the forced tail
+                    break
+                began = time.perf_counter()
+                llm.eval(pending)
+                if out.prefill_ms is None:
+                    out.prefill_ms = (time.perf_counter() - began) * 1000.0
                 pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
                 logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,))
                 token = int(np.argmax(logits))
+                cut = (
+                    self.thought_tokens > 0
+                    and thought >= self.thought_tokens
+                    and "\n" not in out.text
+                    and newline_token is not None
+                )
+                if cut and (sampler is None or admitted(sampler, newline_token)):
+                    token = newline_token
+                elif sampler is not None and not admitted(sampler, token, float(logits[token])):
+                    out.rejected += 1
+                    every["id"] = np.arange(n_vocab, dtype=np.int32)
+                    every["logit"] = logits
+                    every_array.size, every_array.selected = n_vocab, -1
+                    every_array.sorted = False
+                    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(every_array))
+                    size = int(every_array.size)
+                    best = int(np.argmax(every["logit"][:size]))
+                    if not math.isfinite(float(every["logit"][best])):
+                        out.reason = "stop"  # nothing the grammar admits
+                        break
+                    token = int(every["id"][best])
                 if sampler is not None:
-                    one[0].id, one[0].logit, one[0].p = token, float(logits[token]), 0.0
-                    one_array.size, one_array.selected, one_array.sorted = 1, -1, False
-                    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(one_array))
-                    if not math.isfinite(one[0].logit):
-                        every["id"] = np.arange(n_vocab, dtype=np.int32)
-                        every["logit"] = logits
-                        every_array.size, every_array.selected = n_vocab, -1
-                        every_array.sorted = False
-                        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(every_array))
-                        size = int(every_array.size)
-                        best = int(np.argmax(every["logit"][:size]))
-                        if not math.isfinite(float(every["logit"][best])):
-                            reason = "stop"  # nothing the grammar admits
-                            break
-                        token = int(every["id"][best])
                     llama_cpp.llama_sampler_accept(sampler, token)
-                generated += 1
-                if first is None:
-                    first = (time.perf_counter() - start) * 1000.0
+                out.decoded += 1
+                if "\n" not in out.text:
+                    thought += 1
+                if out.first_ms is None:
+                    out.first_ms = (time.perf_counter() - start) * 1000.0
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
-                    reason = "stop"
+                    out.reason = "stop"
                     break
                 piece = decoder.decode(llm.detokenize([token]))
+                pending = [token]
+                out.marked.append(f"[{piece}]")
                 if piece:
-                    text += piece
-                    hit = min((text.find(s) for s in stop or [] if s and s in text), default=-1)
+                    out.text += piece
+                    hit = min(
+                        (out.text.find(s) for s in stop or [] if s and s in out.text), default=-1
+                    )
                     if hit >= 0:
-                        text = text[:hit]
-                        reason = "stop"
+                        out.text = out.text[:hit]
+                        out.reason = "stop"
                         break
                     emit(piece)
-                llm.eval([token])
+                    if matcher is not None and state is not None:
+                        state = matcher.advance(state, piece)
+                        if not state:
+                            _LOGGER.debug("recogniser lost the grammar at %r", out.text)
+                            matcher = None
+                if matcher is None or state is None or decoder.getstate()[0]:
+                    continue  # no jump in the middle of a character
+                if matcher.complete(state):
+                    out.reason = "stop"
+                    break
+                if (
+                    self.thought_tokens > 0
+                    and thought >= self.thought_tokens
+                    and "\n" not in out.text
+                    and matcher.admits(state, "\n")
+                ):
+                    after = matcher.advance(state, "\n")
+                    forced = "\n" + forced_continuation(
+                        matcher, after, out.text + "\n", compact_json=self.compact_json
+                    )
+                else:
+                    forced = forced_continuation(
+                        matcher, state, out.text, compact_json=self.compact_json
+                    )
+                forced = self._keep(llm, matcher, state, forced.rstrip(" "))
+                if forced:
+                    pending = jump(forced, token)
+                    if matcher is not None and state is not None and matcher.complete(state):
+                        done = True
+                        out.reason = "stop"
+            else:
+                out.reason = "length"
         except RuntimeError as exc:
             if not self._abort.is_set():
                 raise ModelError(f"llama.cpp failed: {exc}") from exc
-            reason = "cancelled"
+            out.reason = "cancelled"
         finally:
             if sampler is not None:
                 llama_cpp.llama_sampler_free(sampler)
-        return text, reason, first, generated
+        if _LOGGER.isEnabledFor(logging.DEBUG):
+            _LOGGER.debug(
+                "decoded [] and forced «»: %s (%d refused by the grammar)",
+                "".join(out.marked),
+                out.rejected,
+            )
+        return out
 
     async def complete(
         self,

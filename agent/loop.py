@@ -322,6 +322,8 @@ class Agent:
                 cached_tokens=completion.cached_tokens,
                 first_token_ms=completion.first_token_ms,
                 ms={"model": model_ms},
+                forced_tokens=getattr(completion, "forced_tokens", 0),
+                prefill_ms=getattr(completion, "prefill_ms", None) or None,
             )
             if completion.finish_reason == "cancelled" or cancel.is_set():
                 turn.cancelled = True

@@ -47,8 +47,12 @@ class Completion:
     `text` is the answer text only (reasoning output removed, kept apart in `reasoning`).
     `finish_reason` is "stop", "length" or "cancelled". `tool_calls` holds native OpenAI
     tool calls (``{"name", "arguments"}``) when the API returned them; `text` then holds
-    the same call written in the ReAct format, so every caller reads one format. Times are milliseconds from the
-    request; `cached_tokens` is how many prompt tokens were reused from the KV cache.
+    the same call written in the ReAct format, so every caller reads one format. Times are
+    milliseconds from the request; `cached_tokens` is how many prompt tokens were reused from the KV cache.
+    `completion_tokens` counts every token of the reply, of which `forced_tokens` were
+    appended in batches because the grammar admitted nothing else (jump-forward decoding);
+    `decoded_tokens` is the rest, one model step each. `prefill_ms` is the prompt's
+    evaluation (0 when unknown).
     """
 
     text: str
@@ -61,6 +65,18 @@ class Completion:
     finish_reason: str = "stop"
     reasoning: str = ""
     tool_calls: tuple[dict[str, Any], ...] = ()
+    forced_tokens: int = 0
+    prefill_ms: float = 0.0
+
+    @property
+    def decoded_tokens(self) -> int:
+        """Tokens the model chose one step at a time (`completion_tokens` - `forced_tokens`)."""
+        return max(0, self.completion_tokens - self.forced_tokens)
+
+    @property
+    def prefill_tokens(self) -> int:
+        """Prompt tokens evaluated for this reply (not reused from the KV cache)."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
 
 
 @runtime_checkable

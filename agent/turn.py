@@ -26,7 +26,9 @@ class Step:
     """One round: the model's reply and what the framework did with it.
 
     `backend` names the producer ("local", "remote", "fastpath", "human"); `ms` holds
-    milliseconds per phase ("model", "tool"); `tokens` is completion tokens.
+    milliseconds per phase ("model", "tool"); `tokens` is completion tokens, of which
+    `forced_tokens` were appended in batches (jump-forward); `prompt_tokens` -
+    `cached_tokens` were evaluated (prefill) in `prefill_ms`.
     """
 
     index: int
@@ -45,6 +47,18 @@ class Step:
     cached_tokens: int = 0
     first_token_ms: float | None = None
     ms: dict[str, float] = field(default_factory=dict)
+    forced_tokens: int = 0
+    prefill_ms: float | None = None
+
+    @property
+    def prefill_tokens(self) -> int:
+        """Prompt tokens evaluated for this step (not reused from the KV cache)."""
+        return max(0, self.prompt_tokens - self.cached_tokens) if self.prompt_tokens else 0
+
+    @property
+    def decoded_tokens(self) -> int:
+        """Tokens the model chose one step at a time."""
+        return max(0, self.tokens - self.forced_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (None fields dropped)."""
@@ -64,7 +78,11 @@ class Step:
             parts.append("error: " + short_text(self.error, 80))
         timing = " ".join(f"{k}={v:.0f}ms" for k, v in self.ms.items())
         if timing:
-            parts.append(f"({timing}, {self.tokens} tok)")
+            tokens = f"{self.tokens} tok"
+            if self.prompt_tokens:
+                tokens = f"prefill {self.prefill_tokens} tok, decode {self.decoded_tokens} tok"
+                tokens += f", forced {self.forced_tokens} tok"
+            parts.append(f"({timing}, {tokens})")
         return " ".join(parts)
 
 
@@ -74,6 +92,11 @@ class TurnResult:
 
     `backend` is the producer of the last model step ("fastpath" or "none" if no model
     ran); `elapsed_ms` is the turn's wall time; `error` summarises what went wrong.
+    `stages` holds the turn's marks in seconds from its origin (the button release when
+    the turn was spoken, else the start of the agent's work): ``release``,
+    ``transcript``, ``agent`` (the agent starts), ``first_token``, ``answer`` (the
+    agent is done) and ``first_audio`` (the first sample of the spoken answer reached
+    the speaker); see `mark` and `timing_line`.
     """
 
     utterance: str
@@ -84,6 +107,50 @@ class TurnResult:
     error: str | None = None
     cancelled: bool = False
     started_at: float = field(default_factory=time.time)
+    stages: dict[str, float] = field(default_factory=dict)
+    origin: float | None = field(default=None, repr=False)
+    """time.monotonic() of the turn's origin; `mark` measures from it."""
+
+    def mark(self, stage: str, at: float | None = None) -> None:
+        """Record `stage` at monotonic time `at` (now by default); the first mark of a
+        stage wins, and the first mark of all becomes the origin unless one is set."""
+        at = time.monotonic() if at is None else at
+        if self.origin is None:
+            self.origin = at
+        self.stages.setdefault(stage, round(max(0.0, at - self.origin), 4))
+
+    def step_totals(self) -> dict[str, float]:
+        """Sums over the steps: model and tool ms, prefill/decoded/forced tokens."""
+        totals = {"model_ms": 0.0, "tool_ms": 0.0, "prefill": 0, "decode": 0, "forced": 0}
+        for step in self.steps:
+            totals["model_ms"] += step.ms.get("model", 0.0)
+            totals["tool_ms"] += step.ms.get("tool", 0.0)
+            totals["prefill"] += step.prefill_tokens
+            totals["decode"] += step.decoded_tokens
+            totals["forced"] += step.forced_tokens
+        return totals
+
+    def timing_line(self) -> str:
+        """One journal line: ``turn 1.21 s: asr 0.10, model 0.84 (prefill 38 tok, decode
+        14 tok, forced 22 tok), tool 0.01, tts 0.06`` (stages that did not happen are
+        left out; the total runs from the origin to the first audio, else to the answer)."""
+        st = self.stages
+        totals = self.step_totals()
+        end = st.get("first_audio", st.get("answer", self.elapsed_ms / 1000.0))
+        parts = []
+        if "transcript" in st:
+            parts.append(f"asr {st['transcript'] - st.get('release', 0.0):.2f}")
+        if totals["model_ms"] or any(s.prompt_tokens for s in self.steps):
+            parts.append(
+                f"model {totals['model_ms'] / 1000:.2f} (prefill {totals['prefill']} tok, "
+                f"decode {totals['decode']} tok, forced {totals['forced']} tok)"
+            )
+        if totals["tool_ms"]:
+            parts.append(f"tool {totals['tool_ms'] / 1000:.2f}")
+        if "first_audio" in st and "answer" in st:
+            parts.append(f"tts {st['first_audio'] - st['answer']:.2f}")
+        line = f"turn {end:.2f} s"
+        return line + (": " + ", ".join(parts) if parts else "")
 
     @property
     def tokens(self) -> int:
@@ -109,6 +176,7 @@ class TurnResult:
             "tokens": self.tokens,
             "error": self.error,
             "cancelled": self.cancelled,
+            "stages": dict(self.stages),
             "steps": [s.to_dict() for s in self.steps],
         }
 

@@ -155,6 +155,8 @@ async def default_agent(
                 max_tokens=llm.max_tokens,
                 temperature=llm.temperature,
                 grammar=llm.grammar,
+                jump_forward=llm.jump_forward,
+                thought_tokens=llm.thought_tokens,
             )
             try:
                 await local.load()

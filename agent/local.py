@@ -14,6 +14,7 @@ import asyncio
 import codecs
 import concurrent.futures
 import ctypes
+import hashlib
 import logging
 import math
 import os
@@ -133,7 +134,8 @@ class LocalModel:
     grammar forces in batches instead of decoding it token by token (greedy decoding
     only); `thought_tokens` ends the Thought line after that many tokens (0 = only the
     grammar's bound); `compact_json` lets jump-forward also fix the tool arguments' optional
-    whitespace to ``json.dumps`` spacing (see `forced_continuation`). The model loads on first use or with `load()`; a missing or
+    whitespace to ``json.dumps`` spacing (see `forced_continuation`). `state_dir` keeps the
+    evaluated system prompt across restarts (see `warm`). The model loads on first use or with `load()`; a missing or
     unreadable file raises ModelUnavailable.
     """
 
@@ -152,6 +154,7 @@ class LocalModel:
         jump_forward: bool = True,
         thought_tokens: int = 12,
         compact_json: bool = True,
+        state_dir: str | os.PathLike[str] | None = None,
         name: str = "local",
         llama_factory: Callable[..., Any] | None = None,
     ) -> None:
@@ -168,6 +171,8 @@ class LocalModel:
         self.thought_tokens = thought_tokens
         self.compact_json = compact_json
         self.name = name
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+        self.last_warm: dict[str, Any] = {}
         self._factory = llama_factory
         self._llm: Any = None
         self._abort = threading.Event()
@@ -666,17 +671,122 @@ class LocalModel:
                 watcher.cancel()
 
     async def warm(self, messages: list[Message]) -> float:
-        """Evaluate `messages` (e.g. the system prompt) into the KV cache; returns ms taken."""
+        """Evaluate `messages` (e.g. the system prompt) into the KV cache; returns ms taken.
+
+        With a `state_dir`, a fresh model first loads the state saved there by an earlier
+        warm-up of this model file and context size (`state_file`); the prompt's tokens
+        that match the saved ones are reused, only the rest is evaluated (the library's
+        titles sit at the end of the system prompt), and the new state is saved again.
+        `last_warm` reports the counts.
+        """
         prompt = render_chatml(messages, add_generation_prompt=False)
 
         def run() -> float:
             start = time.perf_counter()
             llm = self._load_sync()
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            path = self.state_file()
+            saved = 0
+            if path is not None and int(getattr(llm, "n_tokens", 0)) == 0 and path.is_file():
+                saved = self._load_state(llm, path)
             cached = self._cached_prefix(llm, tokens)
             if cached < len(tokens):
                 llm.n_tokens = cached
                 llm.eval(tokens[cached:])
-            return (time.perf_counter() - start) * 1000.0
+            evaluated = len(tokens) - cached
+            if path is not None and evaluated:
+                self._save_state(llm, path)
+            ms = (time.perf_counter() - start) * 1000.0
+            self.last_warm = {
+                "tokens": len(tokens),
+                "from_state": min(saved, cached),
+                "evaluated": evaluated,
+                "ms": round(ms, 1),
+            }
+            _LOGGER.info(
+                "prompt: %d tokens, %d from the saved state, %d evaluated (%.2f s)",
+                len(tokens),
+                min(saved, cached),
+                evaluated,
+                ms / 1000.0,
+            )
+            return ms
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, run)
+
+    # -- saved prompt state
+
+    def state_file(self) -> Path | None:
+        """Where this model's evaluated prompt is saved: one file per model file (size,
+        mtime and a hash of its first and last MiB), context size, batch size and
+        llama.cpp build, under `state_dir`; None without one. The prompt's own tokens are
+        stored inside and compared at load, so a changed prompt reuses what still matches."""
+        if self.state_dir is None:
+            return None
+        try:
+            import llama_cpp
+
+            version = getattr(llama_cpp, "__version__", "?")
+        except ImportError:
+            version = "?"
+        key = f"{model_fingerprint(self.path)}|{self.n_ctx}|{self.n_batch}|{version}"
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        return Path(self.state_dir) / f"prompt-{self.path.stem}-{digest}.llama-state"
+
+    def _load_state(self, llm: Any, path: Path) -> int:
+        """Load the saved KV state into `llm`; returns its token count (0 if unusable)."""
+        import llama_cpp
+
+        started = time.perf_counter()
+        buffer = (llama_cpp.llama_token * self.n_ctx)()
+        count = ctypes.c_size_t(0)
+        ok = llama_cpp.llama_state_load_file(
+            llm._ctx.ctx, str(path).encode(), buffer, self.n_ctx, ctypes.byref(count)
+        )
+        if not ok or count.value > self.n_ctx:
+            _LOGGER.warning("saved prompt state %s unusable: evaluating the prompt", path.name)
+            llm.n_tokens = 0
+            path.unlink(missing_ok=True)
+            return 0
+        n = int(count.value)
+        llm.input_ids[:n] = buffer[:n]
+        llm.n_tokens = n
+        _LOGGER.info(
+            "saved prompt state loaded: %d tokens in %.0f ms",
+            n,
+            (time.perf_counter() - started) * 1000,
+        )
+        return n
+
+    def _save_state(self, llm: Any, path: Path) -> None:
+        """Write the KV state of the evaluated prompt to `path` (whole files only)."""
+        import llama_cpp
+
+        n = int(llm.n_tokens)
+        tokens = (llama_cpp.llama_token * n)(*llm.input_ids[:n].tolist())
+        temp = path.with_name(path.name + ".tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not llama_cpp.llama_state_save_file(llm._ctx.ctx, str(temp).encode(), tokens, n):
+                raise OSError("llama.cpp could not write the state")
+            os.replace(temp, path)
+        except OSError as exc:
+            _LOGGER.warning("prompt state not saved to %s: %s", path.parent, exc)
+            temp.unlink(missing_ok=True)
+            return
+        for old in path.parent.glob(f"prompt-{self.path.stem}-*.llama-state"):
+            if old != path:  # an earlier model file, context size or llama.cpp build
+                old.unlink(missing_ok=True)
+        _LOGGER.info("prompt state saved: %d tokens, %.1f MB", n, path.stat().st_size / 1e6)
+
+
+def model_fingerprint(path: Path) -> str:
+    """A cheap identity of a model file: size, mtime and sha256 of its first and last MiB."""
+    stat = path.stat()
+    digest = hashlib.sha256(f"{stat.st_size}|{stat.st_mtime_ns}".encode())
+    with open(path, "rb") as handle:
+        digest.update(handle.read(1 << 20))
+        if stat.st_size > 2 << 20:
+            handle.seek(-(1 << 20), os.SEEK_END)
+            digest.update(handle.read(1 << 20))
+    return digest.hexdigest()

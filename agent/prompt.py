@@ -23,6 +23,7 @@ __all__ = [
     "neutralise_labels",
     "observation_message",
     "render_system_prompt",
+    "render_titles",
     "render_tool_line",
 ]
 
@@ -94,17 +95,15 @@ def render_system_prompt(
 ) -> str:
     """The system prompt for `language` ("zh" or "en") listing `tools`; raises ValueError.
 
-    `titles` (album titles of the library) are listed after the tools, as given; `extra`
-    is appended as-is (e.g. a note from the configuration).
+    `extra` is appended as-is (e.g. a note from the configuration). `titles` (album
+    titles of the library) come last (`render_titles`): everything before them stays the
+    same when the library changes, so a model's saved or cached evaluation of that stable
+    prefix is reused and only the titles are evaluated again.
     """
     _check_language(language)
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
     names = {t.name for t in tool_list}
     lines = "\n".join(render_tool_line(t, language) for t in tool_list)
-    if titles:
-        label = "书库里的专辑：" if language == "zh" else "Albums in the library: "
-        sep = "、" if language == "zh" else "; "
-        lines += "\n\n" + label + sep.join(t.replace("\n", " ") for t in titles)
     examples = [
         example["text"] for example in _examples()[language] if set(example["tools"]) <= names
     ]
@@ -112,7 +111,16 @@ def render_system_prompt(
     text = template.safe_substitute(tools=lines, examples="\n\n".join(examples))
     if extra:
         text = text.rstrip() + "\n\n" + extra.strip() + "\n"
-    return text
+    return text + render_titles(titles, language)
+
+
+def render_titles(titles: Sequence[str], language: str = "zh") -> str:
+    """The changing tail of the system prompt: the library's album titles ("" if none)."""
+    if not titles:
+        return ""
+    label = "书库里的专辑：" if language == "zh" else "Albums in the library: "
+    sep = "、" if language == "zh" else "; "
+    return "\n" + label + sep.join(t.replace("\n", " ") for t in titles) + "\n"
 
 
 def neutralise_labels(text: str) -> str:

@@ -157,6 +157,7 @@ async def default_agent(
                 grammar=llm.grammar,
                 jump_forward=llm.jump_forward,
                 thought_tokens=llm.thought_tokens,
+                state_dir=config.path("cache_dir") / "llm",
             )
             try:
                 await local.load()

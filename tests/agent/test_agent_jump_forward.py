@@ -144,3 +144,58 @@ async def test_greedy_jump_forward_replies_parse(tiny_gguf) -> None:
         model.close()
     assert forced > 0
     assert "".join(streamed).startswith("Thought:")
+
+
+async def test_prompt_state_survives_a_restart_and_a_new_title(tiny_gguf, tmp_path) -> None:
+    """A second model loads the saved prompt; a new title re-evaluates only the tail."""
+    from agent.prompt import render_system_prompt
+
+    registry = _registry()
+    system = render_system_prompt(registry, titles=["西游记", "三体"])
+    messages = [{"role": "system", "content": system}]
+    question = [*messages, {"role": "user", "content": "播放西游记"}]
+    replies = []
+    for run in range(2):
+        model = LocalModel(tiny_gguf, n_ctx=2048, max_tokens=8, n_threads=2, state_dir=tmp_path)
+        try:
+            await asyncio.wait_for(model.warm(messages), 120)
+            if run == 0:
+                assert model.last_warm["from_state"] == 0
+                assert model.last_warm["evaluated"] == model.last_warm["tokens"] > 500
+                assert model.state_file() is not None and model.state_file().is_file()
+            else:
+                assert model.last_warm["from_state"] == model.last_warm["tokens"]
+                assert model.last_warm["evaluated"] == 0
+            replies.append((await asyncio.wait_for(model.complete(question), 60)).text)
+        finally:
+            model.close()
+    assert replies[0] == replies[1]  # the loaded state is the evaluated one
+    changed = render_system_prompt(registry, titles=["西游记", "三体", "红楼梦"])
+    model = LocalModel(tiny_gguf, n_ctx=2048, max_tokens=8, n_threads=2, state_dir=tmp_path)
+    try:
+        await asyncio.wait_for(model.warm([{"role": "system", "content": changed}]), 120)
+        report = model.last_warm
+        assert 0 < report["evaluated"] < 20  # the titles' line and the end of the message
+        assert report["from_state"] == report["tokens"] - report["evaluated"]
+    finally:
+        model.close()
+    assert len(list(tmp_path.glob("*.llama-state"))) == 1
+
+
+async def test_damaged_prompt_state_is_evaluated_again(tiny_gguf, tmp_path) -> None:
+    messages = [{"role": "system", "content": "你是小听。" * 20}]
+    model = LocalModel(tiny_gguf, n_ctx=1024, max_tokens=4, n_threads=2, state_dir=tmp_path)
+    try:
+        await asyncio.wait_for(model.warm(messages), 60)
+        path = model.state_file()
+    finally:
+        model.close()
+    path.write_bytes(path.read_bytes()[:100])  # a torn file
+    model = LocalModel(tiny_gguf, n_ctx=1024, max_tokens=4, n_threads=2, state_dir=tmp_path)
+    try:
+        await asyncio.wait_for(model.warm(messages), 60)
+        assert model.last_warm["from_state"] == 0
+        assert model.last_warm["evaluated"] == model.last_warm["tokens"]
+    finally:
+        model.close()
+    assert path.stat().st_size > 100  # saved whole again

@@ -10,7 +10,9 @@ Printed figures:
   per wall second over a few seconds of playback);
 - time from `search_and_play` on a cached episode to the tool's return and to the first
   PCM frame written to the sink (median and worst of several runs);
-- peak resident memory while playing, and its growth over the idle process.
+- peak resident memory while playing, and its growth over the idle process;
+- audio under load (`bench/audio_load.py`): the longest interval between device writes and
+  the underruns of a 60 s book while the local model generates with the default threads.
 """
 
 from __future__ import annotations
@@ -29,8 +31,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import audio_load  # bench/ is on sys.path when this runs as a script
+
 from player import Player
 from player.engine import Decoder, Playback
+
+DEFAULT_MODEL = (
+    Path(__file__).resolve().parent.parent / "models" / ("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+)
 
 
 def rss_kib() -> int:
@@ -147,6 +155,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0, help="episode length")
     parser.add_argument("--play", type=float, default=5.0, help="seconds of real-time play")
     parser.add_argument("--runs", type=int, default=15, help="start-latency repetitions")
+    parser.add_argument("--load-seconds", type=float, default=60.0,
+                        help="book length for the audio-under-load figures (0: skip)")  # fmt: skip
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL,
+                        help="GGUF model generating meanwhile")  # fmt: skip
+    parser.add_argument("--compare-old", action="store_true",
+                        help="also run the load figures with the earlier audio settings")  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         files = {
@@ -182,6 +196,8 @@ def main() -> None:
             f"peak RSS while playing {peak_all / 1024:.1f} MiB "
             f"(idle process {idle_rss / 1024:.1f} MiB, +{(peak_all - idle_rss) / 1024:.1f} MiB)"
         )
+    if args.load_seconds > 0:
+        audio_load.report(args.model, args.load_seconds, encode, compare=args.compare_old)
 
 
 if __name__ == "__main__":

@@ -201,3 +201,23 @@ def test_llama_leaves_a_core_for_audio(monkeypatch, cores, threads):
     assert default_threads() == threads
     assert LocalModel("none.gguf").n_threads == threads
     assert LocalModel("none.gguf", n_threads=5).n_threads == 5
+
+
+def test_the_benchmark_card_counts_underruns_like_a_card():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from audio_load import SimulatedCard
+
+    card = SimulatedCard(period_frames=480, buffer_frames=960)  # 20 ms buffer
+    period = bytes(480 * 4)
+    card.write(period)
+    card.write(period)
+    started = time.monotonic()
+    card.write(period)  # the buffer is full: this waits about one period
+    assert time.monotonic() - started > 0.005
+    time.sleep(0.05)  # the writer is late: the card ran dry
+    card.write(period)
+    assert card.underruns == 1
+    card.idle()
+    time.sleep(0.05)  # nothing to play: silence, not an underrun
+    card.write(period)
+    assert card.underruns == 1

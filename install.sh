@@ -108,7 +108,11 @@ if [ "$MODE" = system ]; then
     fi
   done
   run install -d -m 0755 /opt/xiaoting
-  run install -d -m 0750 -o xiaoting -g xiaoting /var/lib/xiaoting /var/lib/xiaoting/library "$MODELS_DIR"
+  run install -d -m 0750 -o xiaoting -g xiaoting /var/lib/xiaoting "$MODELS_DIR"
+  # The library is listable by every user (`ls /var/lib/xiaoting/library`); books are added
+  # with `sudo xiaoting library add FOLDER`, which gives them to the service user.
+  run install -d -m 0755 -o xiaoting -g xiaoting /var/lib/xiaoting/library
+  run chmod 0751 /var/lib/xiaoting
   run install -d -m 0755 /etc/xiaoting "$CACHE" "$WHEELS"
 fi
 
@@ -188,6 +192,7 @@ fi
 if [ "$MODE" = system ]; then
   say "installing the systemd service"
   run install -m 0644 "$HERE/systemd/xiaoting.service" /etc/systemd/system/xiaoting.service
+  run sh "$HERE/systemd/groups.sh" /etc/systemd/system/xiaoting.service.d
   run systemctl daemon-reload
   run systemctl enable --now xiaoting.service
 fi
@@ -201,6 +206,8 @@ xiaoting is installed and running.
   warnings only:         journalctl -u xiaoting -p warning
   the last turns:        xiaoting trace
   check the box:         xiaoting doctor
+  the books:             xiaoting library list
+  add an album:          sudo xiaoting library add ~/西游记
   settings:              /etc/xiaoting/config.toml, then: systemctl restart xiaoting
 EOF
 else

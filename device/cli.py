@@ -218,6 +218,47 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """List the albums, add an album folder, or check that every file plays."""
+    from device import library
+
+    paths = list(cfg.library.paths)
+    if args.action == "add":
+        if len(args.paths) != 1:
+            print("xiaoting library add: name one album folder", file=sys.stderr)
+            return 2
+        root = Path(args.to or paths[0])
+        try:
+            entry = library.add(Path(args.paths[0]), root, name=args.name)
+        except (library.LibraryError, OSError) as err:
+            print(f"xiaoting library add: {err}", file=sys.stderr)
+            return 1
+        print(f"added {entry.title!r}: {entry.episodes} episodes in {entry.folder}")
+        return 0
+    if args.paths:
+        paths = args.paths
+    if args.action == "list":
+        found = library.survey(paths)
+        for album in found.albums:
+            print(f"{album.title}  ({album.episodes} episodes)  {album.folder}")
+        for line in found.problems():
+            print(f"  note: {line}")
+        print(found.summary())
+        remote = [f"{len(cfg.library.feeds)} podcast feeds"] if cfg.library.feeds else []
+        remote += ["LibriVox"] if cfg.library.librivox else []
+        remote += [f"JSON source {s.name}" for s in cfg.library.json_sources]
+        if remote:
+            print(f"also searched online: {', '.join(remote)}")
+        return 0
+    found, bad = library.check(paths)
+    for line in found.problems():
+        print(f"warn {line}")
+    for path, reason in bad:
+        print(f"FAIL {path}: {reason}")
+    print(f"{found.summary()}; {len(bad)} files do not play")
+    return 1 if bad or found.missing else 0
+
+
 def cmd_mcp(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Offer xiaoting's tools over MCP on stdio (for clients that spawn a process)."""
     from device import commands
@@ -298,6 +339,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models-dir", help="default: the config's models_dir")
     p.add_argument("--cache-dir", help="shared download cache (default ~/.cache/xiaoting/models)")
     p.add_argument("--force", action="store_true", help="download again even if present")
+    p = add("library", cmd_library, "list | add FOLDER | check the local library")
+    p.add_argument("action", choices=("list", "add", "check"))
+    p.add_argument("paths", nargs="*", help="add: the album folder; list/check: other folders")
+    p.add_argument("--name", help="add: the album's folder name in the library")
+    p.add_argument("--to", help="add: the library folder (default: the first library.paths)")
     add("mcp", cmd_mcp, "serve the tools over MCP on stdio")
     p = add("demo", cmd_demo, "make a demo library and run a few turns end to end")
     p.add_argument(
@@ -310,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Subcommands whose positional words may also come after options
 # (`xiaoting models verify --force ID`, `xiaoting ask --language zh 现在在播什么`).
-_TRAILING_WORDS = ("ids", "text")
+_TRAILING_WORDS = ("ids", "text", "paths")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -123,6 +123,17 @@ def check_audio(cfg: Config) -> list[Finding]:
     return findings
 
 
+def check_library(cfg: Config) -> list[Finding]:
+    """The library folders: albums and episodes found, and each thing worth a word."""
+    from device.library import survey
+
+    found = survey(list(cfg.library.paths))
+    level = OK if found.albums else WARN
+    findings = [Finding("library", level, found.summary())]
+    findings += [Finding("library", WARN, line) for line in found.problems()]
+    return findings
+
+
 def check_gpio(cfg: Config) -> Finding:
     """GPIO chips and the pin factory gpiozero would use."""
     if not cfg.button.gpio:
@@ -206,6 +217,7 @@ async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     findings.append(check_model(cfg, "asr", cfg.asr_model, required=False, full=full))
     findings.append(check_module("piper", "speech synthesis", required=False))
     findings.append(check_model(cfg, "tts", cfg.tts_voice, required=False, full=full))
+    findings.extend(check_library(cfg))
     findings.extend(check_audio(cfg))
     findings.append(check_gpio(cfg))
     findings.extend(check_disk(cfg))

@@ -338,7 +338,10 @@ async def build(
             audio.capture_device, period_frames=audio.period_frames, gain=audio.capture_gain
         )
     if player is None:
+        from .library import log_survey
+
         player = await _make_player(config, mixer)
+        await asyncio.to_thread(log_survey, list(config.library.paths))
     titles: list[str] = []
     if player is not None and hasattr(player, "titles"):
         try:

@@ -14,7 +14,9 @@ homophones, no punctuation) and held-out phrasings (``heldout_requests.jsonl``),
 prompt, word list or fast-path table may contain. Printed: success per form and per
 category, replies that failed to parse, decode and prefill tokens per turn, median turn
 time, every failure with its calls, answer and reason, and as the last line
-``agent benchmark: N/M ok (P%) real player, <model>``.
+``agent benchmark: N/M ok (P%) real player, <model>``. With ``--baseline N`` the first N
+requests also go through the design note's plain loop (``bench/baseline_react.py``) on the
+same player and model, for the ratio of success and turn time.
 
     .venv/bin/python bench/agent.py --limit 10          # a quick look
     nice .venv/bin/python bench/agent.py --json out.json
@@ -39,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.expect import Observed, check, observe  # noqa: E402
+from bench.expect import Observed, check, observe, spoken_problems  # noqa: E402
 from bench.library import ALBUMS, cached_library  # noqa: E402
 
 DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -207,6 +209,7 @@ async def run_requests(
             elapsed_s=elapsed,
             album_ids=ids,
         )
+        spoken = set(spoken_problems(answer, request["lang"], ids))
         model = _model_steps(steps)
         row = {
             "id": request["id"],
@@ -215,6 +218,7 @@ async def run_requests(
             "category": request["category"],
             "utterance": request["utterance"],
             "ok": not reasons,
+            "state_ok": not [r for r in reasons if r not in spoken],
             "reasons": reasons,
             "answer": answer,
             "calls": calls,
@@ -244,6 +248,87 @@ async def run_requests(
             flush=True,
         )
     return rows
+
+
+async def run_baseline(
+    device: Device, requests: list[dict[str, Any]], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    """The design note's plain loop (bench/baseline_react.py: regex extraction, no grammar,
+    no KV cache) over the same player, tools and model file, judged by the same checks."""
+    from bench.baseline_react import BaselineAgent
+
+    player = device.player
+    titles = list(player.titles())
+    local = next(
+        (
+            m
+            for m in device.runtime.models
+            if hasattr(m, "cache") and hasattr(m, "supports_grammar")
+        ),
+        None,
+    )
+    if local is None:
+        print("  baseline skipped: no local model", flush=True)
+        return []
+    baseline = BaselineAgent(player.tools(), local, max_rounds=6, max_tokens=128)
+    saved = (local.cache, local.supports_grammar)
+    local.cache, local.supports_grammar = False, False
+    rows = []
+    try:
+        for request in requests:
+            await apply_setup(player, request.get("setup", {}))
+            before = observe(player)
+            started = time.perf_counter()
+            try:
+                turn = await asyncio.wait_for(baseline.run(request["utterance"]), args.turn_timeout)
+                answer, error = turn.answer, None
+            except Exception as err:
+                turn, answer, error = None, "", f"{type(err).__name__}: {err}"
+            elapsed = time.perf_counter() - started
+            after = observe(player)
+            reasons = [f"turn failed: {error}"] if error else []
+            reasons += check(
+                request, before=before, after=after, answer=answer, titles=titles,
+                elapsed_s=elapsed,
+            )  # fmt: skip
+            rows.append(
+                {
+                    "id": request["id"],
+                    "ok": not reasons,
+                    "ms": elapsed * 1000,
+                    "replies": len(turn.replies) if turn else 0,
+                    "format_failures": turn.format_failures if turn else 0,
+                    "invented": turn.invented_observations if turn else 0,
+                }
+            )
+            mark = "ok  " if not reasons else "FAIL"
+            print(
+                f"  base {mark} {request['id']:<10} {elapsed * 1000:6.0f} ms  "
+                f"{request['utterance']!r} | {answer[:50]!r}",
+                flush=True,
+            )
+    finally:
+        local.cache, local.supports_grammar = saved
+    return rows
+
+
+def baseline_summary(base: list[dict[str, Any]], ours: list[dict[str, Any]]) -> list[str]:
+    """The design-note loop against ours on the same requests."""
+    if not base:
+        return []
+    ids = {r["id"] for r in base}
+    same = [r for r in ours if r["id"] in ids]
+    ok_base, ok_ours = sum(r["ok"] for r in base), sum(r["ok"] for r in same)
+    replies = sum(r["replies"] for r in base)
+    base_ms = statistics.median(r["ms"] for r in base)
+    ours_ms = statistics.median(r["ms"] for r in same) if same else 0.0
+    return [
+        f"design-note loop on the same {len(base)} requests: {_pct(ok_base, len(base))} vs ours "
+        f"{_pct(ok_ours, len(same))}; median turn {base_ms / 1000:.1f} s vs "
+        f"{ours_ms / 1000:.1f} s ({base_ms / max(ours_ms, 1.0):.1f}x); format failures "
+        f"{sum(r['format_failures'] for r in base)}/{replies} replies, invented Observation "
+        f"in {sum(r['invented'] for r in base)}/{replies}"
+    ]
 
 
 def _pct(ok: int, total: int) -> str:
@@ -276,6 +361,8 @@ def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
     model_rows = [r for r in rows if not r["fast"] and r["model_steps"]]
     steps = sum(r["model_steps"] for r in rows)
     errors = sum(r["format_errors"] for r in rows)
+    state_ok = sum(r.get("state_ok", r["ok"]) for r in rows)
+    lines.append(f"player state right (spoken-answer rules aside): {_pct(state_ok, len(rows))}")
     lines.append(
         f"replies that parse: {_pct(steps - errors, steps)} model replies; "
         f"fast path answered {sum(r['fast'] for r in rows)}/{len(rows)} turns"
@@ -296,6 +383,9 @@ def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
             f"median turn: {statistics.median(r['ms'] for r in rows) / 1000:.2f} s all, "
             f"{statistics.median(r['ms'] for r in model_rows) / 1000:.2f} s model turns"
         )
+    fast = [r["ms"] for r in rows if r["fast"]]
+    if fast:
+        lines.append(f"fast-path turns ({len(fast)}): median {statistics.median(fast):.0f} ms")
     leaked = sum(1 for r in rows if any("album id" in x for x in r["reasons"]))
     silent = sum(1 for r in rows if any(x.startswith("silence") for x in r["reasons"]))
     lines.append(f"answers naming an album id: {leaked}; silent answers: {silent}")
@@ -344,6 +434,7 @@ async def main_async(args: argparse.Namespace) -> int:
         flush=True,
     )
     rows: list[dict[str, Any]] = []
+    base: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="xiaoting-bench-") as tmp:
         # One language after the other, as on a device (one language per service).
         for lang in ("zh", "en"):
@@ -357,14 +448,24 @@ async def main_async(args: argparse.Namespace) -> int:
             print(f"{lang}: device ready in {time.perf_counter() - loading:.1f} s", flush=True)
             try:
                 rows += await run_requests(device, chosen, args)
+                if args.baseline:
+                    half = (
+                        args.baseline // 2 if lang == "zh" else args.baseline - args.baseline // 2
+                    )
+                    base += await run_baseline(device, chosen[:half], args)
             finally:
                 await device.close()
     print()
-    for line in summary(rows, args.model.stem):
+    lines = summary(rows, args.model.stem)
+    for line in lines[:-1] + baseline_summary(base, rows) + lines[-1:]:
         print(line)
     if args.json:
         args.json.write_text(
-            json.dumps({"model": args.model.stem, "rows": rows}, ensure_ascii=False, indent=1),
+            json.dumps(
+                {"model": args.model.stem, "rows": rows, "baseline": base},
+                ensure_ascii=False,
+                indent=1,
+            ),
             encoding="utf-8",
         )
     return 0
@@ -388,6 +489,12 @@ def main() -> int:
         "--step-timeout", type=float, default=60.0, help="llm.step_timeout, seconds per step"
     )
     parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
+    parser.add_argument(
+        "--baseline",
+        type=int,
+        default=0,
+        help="also run the first N requests (half zh, half en) through the design note's loop",
+    )
     parser.add_argument("--json", type=Path, help="write every row to this JSON file")
     parser.add_argument("--debug", action="store_true", help="the device's log on stderr")
     args = parser.parse_args()

@@ -11,6 +11,7 @@ is sent only in the Authorization header and never logged or put in an error mes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -180,7 +181,7 @@ class RemoteModel:
             body["stop"] = stop or ["Observation:"]
         if tools and self.tool_calls:
             body["tools"] = tools
-        completion = await self._with_retries(body, deadline, cancel, on_token)
+        completion = await self._cancellable(body, deadline, cancel, on_token)
         if (
             completion.finish_reason == "length"
             and not completion.tool_calls
@@ -200,7 +201,7 @@ class RemoteModel:
             body["max_tokens"] = bigger
             if self.reasoning:  # learnt from this reply: its thinking may hold stop words
                 body.pop("stop", None)
-            completion = await self._with_retries(body, deadline, cancel, on_token)
+            completion = await self._cancellable(body, deadline, cancel, on_token)
             if (
                 completion.finish_reason == "length"
                 and not completion.tool_calls
@@ -210,6 +211,31 @@ class RemoteModel:
                     f"the reply ran out of {bigger} tokens without an Action or Final Answer"
                 )
         return completion
+
+    async def _cancellable(
+        self,
+        body: dict[str, Any],
+        deadline: float,
+        cancel: asyncio.Event | None,
+        on_token: TokenCallback | None,
+    ) -> Completion:
+        """`_with_retries`, returned early as "cancelled" when `cancel` is set even while
+        the server sends nothing (a barge-in during a stall does not wait for the timeout)."""
+        if cancel is None:
+            return await self._with_retries(body, deadline, cancel, on_token)
+        request = asyncio.ensure_future(self._with_retries(body, deadline, cancel, on_token))
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({request, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            if not request.done():
+                request.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await request
+        if request.done() and not request.cancelled():
+            return request.result()
+        return Completion(text="", backend=self.name, finish_reason="cancelled")
 
     async def _with_retries(
         self,

@@ -697,3 +697,16 @@ async def test_real_local_model_answers_behind_a_stalling_remote(api, llm_path) 
             assert len(api.requests) == min(index + 1, 2)
     finally:
         await asyncio.wait_for(close_agent_models(agent), timeout=30)
+
+
+async def test_cancel_during_a_stall_returns_at_once(api) -> None:
+    model = make_remote(api, total_timeout=5.0, first_token_timeout=5.0)
+    api.plan.append("stall-headers")
+    cancel = asyncio.Event()
+    asyncio.get_running_loop().call_later(0.2, cancel.set)
+    started = time.perf_counter()
+    try:
+        result = await complete(model, cancel=cancel)
+    finally:
+        await model.close()
+    assert result.finish_reason == "cancelled" and time.perf_counter() - started < 1.0

@@ -244,7 +244,8 @@ class FallbackModel:
     stopped and counts as failed, and the next one starts with its own budget intact.
     A backend falls back on a ModelError (load failure, HTTP error, timeout), on an empty
     reply, or after `max_format_errors` format errors in a row reported through
-    `report_format_error`. After `breaker_failures` consecutive failures a backend is
+    `report_format_error` (once the caller reports parse results, only a reply that parsed,
+    `report_ok`, counts as a success). After `breaker_failures` consecutive failures a backend is
     skipped for `breaker_seconds` seconds (no request at all, even when it is the only
     backend: then `CircuitOpen` is raised); after the cool-down one request probes it, and
     a failed probe opens the circuit again at once. A backend that failed during a turn
@@ -265,6 +266,7 @@ class FallbackModel:
     _last: ChatModel | None = field(default=None, repr=False)
     turn_seconds: float = 60.0
     _loop_step: float | None = field(default=None, repr=False)
+    _feedback: bool = field(default=False, repr=False)
     _failed_in_turn: dict[int, float] = field(default_factory=dict, repr=False)
 
     @property
@@ -367,6 +369,7 @@ class FallbackModel:
 
     def report_format_error(self, backend: str, error: FormatError) -> None:
         """Count a format error by `backend`; too many in a row count as a failure."""
+        self._feedback = True
         for model in self._models():
             if model.name == backend:
                 breaker = self._breaker(model)
@@ -376,10 +379,13 @@ class FallbackModel:
                     self._fail(model, f"repeated format errors: {error.reason}")
 
     def report_ok(self, backend: str) -> None:
-        """A reply from `backend` parsed: reset its format-error count."""
+        """A reply from `backend` parsed: it counts as a success (failures and format
+        errors reset; a probe after the cool-down closes the circuit)."""
+        self._feedback = True
         for model in self._models():
             if model.name == backend:
                 self._breaker(model).format_errors = 0
+                self._succeed(model)
 
     async def close(self) -> None:
         """Close every backend (the remote HTTP session; the local model's memory)."""
@@ -453,7 +459,8 @@ class FallbackModel:
                 errors.append(f"{model.name}: empty reply")
                 self._fail(model, "empty reply")
                 continue
-            self._succeed(model)
+            if not self._feedback:  # nobody reports parse results: a reply is a success
+                self._succeed(model)
             self._last = model
             return completion
         raise ModelUnavailable("; ".join(errors) or "no model configured")

@@ -30,8 +30,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "agent"))
 
-from aiohttp import web  # noqa: E402
 from agent_books import FakeLibrary, books_registry  # noqa: E402
+from aiohttp import web  # noqa: E402
 
 from agent import Agent, ScriptedModel, build_model  # noqa: E402
 from agent.remote import RemoteModel  # noqa: E402
@@ -142,7 +142,9 @@ async def main(args: argparse.Namespace) -> int:
         local = LocalModel(args.model, n_ctx=4096, max_tokens=96, temperature=0.0)
         started = time.perf_counter()
         await local.load()
-        print(f"local model {Path(args.model).name} loaded in {time.perf_counter() - started:.1f} s")
+        print(
+            f"local model {Path(args.model).name} loaded in {time.perf_counter() - started:.1f} s"
+        )
     results = []
     try:
         for name, kind, policy in (

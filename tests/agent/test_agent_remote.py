@@ -710,3 +710,20 @@ async def test_cancel_during_a_stall_returns_at_once(api) -> None:
     finally:
         await model.close()
     assert result.finish_reason == "cancelled" and time.perf_counter() - started < 1.0
+
+
+async def test_a_remote_that_only_writes_free_text_rests_after_two_turns(api) -> None:
+    remote = make_remote(api)
+    api.plan.extend([("ok", "Sure, here is what I think {about: this")] * 10)
+    local = ScriptedModel(name="local")
+    model = build_model("remote-then-local", local, remote)
+    agent = Agent(ToolRegistry(FakeLibrary().tools()), model, fast_path=False)
+    try:
+        for index in range(4):
+            local.enqueue(f"Thought: x\nFinal Answer: 本地{index}")
+            turn = await asyncio.wait_for(agent.run("讲个笑话"), timeout=10)
+            assert turn.answer == f"本地{index}"
+            assert len(api.requests) == min(2 * (index + 1), 4)  # 2 format errors a turn
+        assert model.is_open(remote)
+    finally:
+        await model.close()

@@ -62,6 +62,8 @@ def _duration(container, stream) -> float:
 # Consecutive demuxer errors with no packet in between after which the rest of a file is
 # taken as unreadable (each error has already skipped ahead in the file).
 MAX_DEMUX_ERRORS = 64
+# A file ending this much before the duration its container states is logged as cut short.
+SHORT_END_SECONDS = 2.0
 # A jump forward in frame timestamps longer than this counts as audio lost to damage.
 GAP_SECONDS = 0.1
 
@@ -461,4 +463,10 @@ class Playback:
                 self._frames += chunk.size // self.channels
                 self.frames_written += chunk.size // self.channels
                 self._remember(chunk)
+        end = self.position
+        if decoder.duration and end < decoder.duration - SHORT_END_SECONDS:
+            _LOGGER.warning(
+                "%s ended at %.1f s of the %.1f s its header states (the rest is missing)",
+                self.path.name, end, decoder.duration,
+            )  # fmt: skip
         self._emit("ended")

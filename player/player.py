@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -104,7 +105,7 @@ class Player(PlayerTools):
         self.store = Store(
             self.state_dir / "player.sqlite3", retry_max=min(5.0, max(0.5, bookmark_interval))
         )
-        self.cache = Cache(Path(cache_dir), self.store, max_bytes=cache_max_bytes)
+        self.cache = _open_cache(Path(cache_dir), self.store, cache_max_bytes)
         self.http = Http(timeout=source_timeout, language=self.language)
         self.library = LocalLibrary([Path(p) for p in library_paths])
         all_sources: list[CatalogSource] = [self.library]
@@ -572,6 +573,20 @@ class Player(PlayerTools):
         self.store.bookmark_save(now.detail.album, following, 0.0)
         self.now = None
         self._track(self.play(now.detail, following), f"advance to #{following.section}")
+
+
+def _open_cache(directory: Path, store: Store, max_bytes: int) -> Cache:
+    """The cache in `directory`; when that cannot be created (read-only disk, no rights),
+    one clear line and a temporary directory instead, so the player still starts."""
+    try:
+        return Cache(directory, store, max_bytes=max_bytes)
+    except OSError as err:
+        fallback = Path(tempfile.mkdtemp(prefix="xiaoting-cache-"))
+        _LOGGER.warning(
+            "cache directory %s unusable (%s): downloads go to %s and will not survive a "
+            "restart", directory, err.strerror or err, fallback,
+        )  # fmt: skip
+        return Cache(fallback, store, max_bytes=max_bytes)
 
 
 __all__ = ["NowPlaying", "PendingPlay", "Player"]

@@ -162,11 +162,13 @@ async def test_id3_tag_in_the_middle(damaged):
     assert dominant_hz(left[70 * OUT_RATE : 80 * OUT_RATE]) == pytest.approx(660, abs=1)
 
 
-async def test_truncated_faststart_m4a_plays_what_is_there(damaged):
+async def test_truncated_faststart_m4a_plays_what_is_there(damaged, caplog):
+    caplog.set_level(logging.WARNING, logger="player.engine")
     assert probe(damaged["truncated"]) == pytest.approx(60, abs=0.1)  # the moov still says 60
     events, sink = await play_all(damaged["truncated"])
     assert [kind for kind, _ in events] == ["ended"]
     assert 40.0 < sink.frames / OUT_RATE < 42.5
+    assert any("the rest is missing" in r.getMessage() for r in caplog.records)
 
 
 async def test_seek_past_the_damage(damaged):

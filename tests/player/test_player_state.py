@@ -425,3 +425,18 @@ async def test_kill_9_after_a_full_disk_keeps_the_bookmark(tmp_path):
     assert section == 1
     interval = 0.2  # player_child.py's bookmark_interval
     assert heard - (interval + 1.0) <= saved <= heard + 0.5
+
+
+async def test_unusable_cache_dir_still_starts_the_player(tmp_path, caplog):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    library = tmp_path / "library"
+    make_album(library, "长篇", ["第1集"], seconds=1.0)
+    player = Player(library_paths=[library], cache_dir=blocker / "cache",
+                    state_dir=tmp_path / "state", sink=RecordingSink())  # fmt: skip
+    try:
+        await asyncio.wait_for(player.start(), 5)
+        assert any("cache directory" in r.getMessage() for r in caplog.records)
+        assert "正在播放" in await asyncio.wait_for(player.search_and_play("长篇", section=1), 5)
+    finally:
+        await asyncio.wait_for(player.close(), 5)

@@ -138,7 +138,8 @@ async def scenario(
         )
     await remote.close()  # the local model is shared by the scenarios: closed at the end
     print(
-        f"{name}: largest overrun {worst_over:+.2f} s over remote budget + local steps (<= 0: within); "
+        f"{name}: largest overrun {worst_over:+.2f} s over remote budget + local steps "
+        "(<= 0: within); "
         f"requests while open: {sent_while_open}"
     )
     return {"over": worst_over, "sent_while_open": sent_while_open}

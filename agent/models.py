@@ -526,10 +526,11 @@ def openai_tools(tools: Iterable[Any]) -> list[dict[str, Any]]:
     """OpenAI ``tools`` specs from registry tools (objects with `name`, `description`,
     `parameters`): ``[{"type": "function", "function": {"name", "description",
     "parameters"}}]``. Dots in names (MCP ``server.tool``) become ``__``, as the API
-    allows only ``[A-Za-z0-9_-]``; `tool_name_from_api` reverses it."""
+    allows only ``[A-Za-z0-9_-]``; `tool_name_from_api` reverses it. ``x-`` extension keys
+    (``x-role``) are left out of the schemas."""
     specs = []
     for tool in tools:
-        parameters = dict(tool.parameters or {})
+        parameters = _plain_schema(tool.parameters or {})
         parameters.setdefault("type", "object")
         parameters.setdefault("properties", {})
         specs.append(
@@ -543,6 +544,15 @@ def openai_tools(tools: Iterable[Any]) -> list[dict[str, Any]]:
             }
         )
     return specs
+
+
+def _plain_schema(value: Any) -> Any:
+    """A JSON Schema without ``x-`` extension keys (some APIs reject what they don't know)."""
+    if isinstance(value, dict):
+        return {k: _plain_schema(v) for k, v in value.items() if not str(k).startswith("x-")}
+    if isinstance(value, list):
+        return [_plain_schema(v) for v in value]
+    return value
 
 
 def tool_name_from_api(name: str) -> str:

@@ -727,3 +727,27 @@ async def test_a_remote_that_only_writes_free_text_rests_after_two_turns(api) ->
         assert model.is_open(remote)
     finally:
         await model.close()
+
+
+def test_openai_tools_from_the_registry() -> None:
+    from agent.models import openai_tools, tool_name_from_api
+    from agent.tools import Tool
+
+    async def lookup(album_id: str) -> str:
+        return album_id
+
+    tool = Tool(
+        name="books.lookup",
+        description="Look an album up.",
+        parameters={
+            "type": "object",
+            "properties": {"album_id": {"type": "string", "x-role": "album-id"}},
+            "required": ["album_id"],
+        },
+        func=lookup,
+    )
+    (spec,) = openai_tools([tool])
+    assert spec["type"] == "function" and spec["function"]["name"] == "books__lookup"
+    assert spec["function"]["parameters"]["properties"] == {"album_id": {"type": "string"}}
+    assert tool.parameters["properties"]["album_id"]["x-role"] == "album-id"  # untouched
+    assert tool_name_from_api("books__lookup") == "books.lookup"

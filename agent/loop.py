@@ -130,6 +130,8 @@ class Agent:
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], str] | None = None
         self._injections: deque[str] = deque()
+        self.defer_trace = False
+        """True: `run` leaves logging the timings and writing the trace to `finish`."""
 
     # -- public
 
@@ -182,6 +184,7 @@ class Agent:
         """
         start = time.perf_counter()
         turn = TurnResult(utterance=utterance, answer="")
+        turn.mark("agent")
         try:
             await self._run(turn, cancel or asyncio.Event(), on_step)
         except Exception as exc:  # an implementation error: still answer, and record it
@@ -189,6 +192,7 @@ class Agent:
             turn.error = f"{type(exc).__name__}: {exc}"
             turn.answer = turn.answer or _TEXT[self.language]["model"]
         turn.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        turn.mark("answer")
         _LOGGER.info(
             "turn %r -> %r (%d steps, %s, %.0f ms%s)",
             short_text(utterance, 60),
@@ -198,12 +202,23 @@ class Agent:
             turn.elapsed_ms,
             ", cancelled" if turn.cancelled else "",
         )
+        if not self.defer_trace:
+            self.finish(turn)
+        return turn
+
+    def finish(self, turn: TurnResult) -> None:
+        """Log the turn's stage timings in one line and write the turn to the trace.
+
+        `run` does it itself unless `defer_trace` is set: the device sets it, marks the
+        button release, the transcript and the first audio sample on the turn, then calls
+        this once the answer is heard.
+        """
+        _LOGGER.info("%s", turn.timing_line())
         if self.trace is not None:
             try:
                 self.trace.write(turn)
             except Exception:
                 _LOGGER.exception("could not write the trace")
-        return turn
 
     # -- the loop
 
@@ -311,6 +326,10 @@ class Agent:
                     turn.answer = exc.sentence(self.language)
                 return
             model_ms = (time.perf_counter() - step_start) * 1000.0
+            if completion.first_token_ms is not None:
+                turn.mark(
+                    "first_token", time.monotonic() - (model_ms - completion.first_token_ms) / 1000
+                )
             turn.backend = completion.backend
             step = Step(
                 len(turn.steps) + 1,

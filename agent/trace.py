@@ -1,8 +1,10 @@
 """Per-turn traces: one JSON line per turn under the state directory, rotated by size.
 
 Each line is `TurnResult.to_dict()`: time (Unix seconds), utterance, answer, backend,
-elapsed_ms, tokens, error, cancelled and the steps (thought, action, arguments,
-observation, backend, tokens, milliseconds per phase, errors). `read_last` reads the
+elapsed_ms, tokens, error, cancelled, the stages (seconds from the button release, or
+from the agent's start: transcript, first_token, answer, first_audio) and the steps
+(thought, action, arguments, observation, backend, tokens with prompt/cached/forced
+counts, milliseconds per phase, prefill_ms, errors). `read_last` reads the
 newest turns back across rotated files and `format_turns` prints them for ``xiaoting
 trace``.
 """
@@ -119,13 +121,27 @@ def format_turn(turn: dict[str, Any]) -> str:
         f"{turn.get('tokens', 0)} tokens" + (f"  ({'; '.join(flags)})" if flags else ""),
         f"  Utterance: {_clip(turn.get('utterance', ''))}",
     ]
+    stages = turn.get("stages") or {}
+    if stages:
+        lines.append(
+            "  Stages: "
+            + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in stages.items())
+            + " s"
+        )
     for step in turn.get("steps", []):
         ms = step.get("ms", {})
         timing = ", ".join(f"{k} {v:.0f} ms" for k, v in ms.items())
         head = f"  #{step.get('index', '?')} {step.get('kind', '?')} [{step.get('backend', '?')}]"
         if timing:
             head += f" {timing}"
-        if step.get("tokens"):
+        if step.get("prompt_tokens"):
+            prefill = step["prompt_tokens"] - step.get("cached_tokens", 0)
+            decoded = step.get("tokens", 0) - step.get("forced_tokens", 0)
+            head += f", prefill {prefill} tok"
+            if step.get("prefill_ms"):
+                head += f" in {step['prefill_ms']:.0f} ms"
+            head += f", decode {decoded} tok, forced {step.get('forced_tokens', 0)} tok"
+        elif step.get("tokens"):
             head += f", {step['tokens']} tok"
         lines.append(head)
         if step.get("thought"):

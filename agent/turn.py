@@ -92,7 +92,7 @@ class TurnResult:
 
     `backend` is the producer of the last model step ("fastpath" or "none" if no model
     ran); `elapsed_ms` is the turn's wall time; `error` summarises what went wrong.
-    `stages` holds the turn's marks in seconds from its origin (the button release when
+    `stages` gives the turn's marks in seconds from its origin (the button release when
     the turn was spoken, else the start of the agent's work): ``release``,
     ``transcript``, ``agent`` (the agent starts), ``first_token``, ``answer`` (the
     agent is done) and ``first_audio`` (the first sample of the spoken answer reached
@@ -107,17 +107,23 @@ class TurnResult:
     error: str | None = None
     cancelled: bool = False
     started_at: float = field(default_factory=time.time)
-    stages: dict[str, float] = field(default_factory=dict)
-    origin: float | None = field(default=None, repr=False)
-    """time.monotonic() of the turn's origin; `mark` measures from it."""
+    marks: dict[str, float] = field(default_factory=dict, repr=False)
+    """Stage name -> time.monotonic() when it happened (see `mark`)."""
 
     def mark(self, stage: str, at: float | None = None) -> None:
-        """Record `stage` at monotonic time `at` (now by default); the first mark of a
-        stage wins, and the first mark of all becomes the origin unless one is set."""
-        at = time.monotonic() if at is None else at
-        if self.origin is None:
-            self.origin = at
-        self.stages.setdefault(stage, round(max(0.0, at - self.origin), 4))
+        """Record `stage` at monotonic time `at` (now by default); the first mark wins."""
+        if stage not in self.marks:
+            self.marks[stage] = time.monotonic() if at is None else at
+
+    @property
+    def stages(self) -> dict[str, float]:
+        """The marks in seconds from the origin (the release if marked, else the earliest),
+        in time order."""
+        if not self.marks:
+            return {}
+        origin = self.marks.get("release", min(self.marks.values()))
+        ordered = sorted(self.marks.items(), key=lambda item: item[1])
+        return {name: round(max(0.0, at - origin), 4) for name, at in ordered}
 
     def step_totals(self) -> dict[str, float]:
         """Sums over the steps: model and tool ms, prefill/decoded/forced tokens."""

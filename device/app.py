@@ -120,6 +120,9 @@ class App:
         self.inbox = inbox
         self.mixer = mixer
         self.agent = agent
+        if hasattr(agent, "defer_trace"):
+            # The trace waits for the first audio sample: this App calls agent.finish.
+            agent.defer_trace = True
         self.player = player
         self.capture = capture
         self.guard = CaptureGuard(capture) if capture is not None else None
@@ -350,17 +353,46 @@ class App:
             await self._say(say("no_mic" if not heard.mic_ok else "not_heard", self.language))
             self._finish_turn()
             return
-        await self._agent_turn(heard.transcript)
+        marks = {"release": released_at, "transcript": heard.finished_at or time.monotonic()}
+        await self._agent_turn(heard.transcript, marks=marks)
 
     # -- the turn ------------------------------------------------------------------------
 
-    async def _agent_turn(self, utterance: str, *, speak: bool = True) -> dict[str, Any]:
+    async def _agent_turn(
+        self, utterance: str, *, speak: bool = True, marks: dict[str, float] | None = None
+    ) -> dict[str, Any]:
+        """One turn. `marks` (stage -> time.monotonic(): release, transcript) go on the
+        agent's TurnResult with the first audio sample; the agent then logs the timing
+        line and writes the trace (`Agent.finish`), also when the turn is cut short."""
+        holder: list[Any] = []
+        try:
+            return await self._turn_body(utterance, speak, holder)
+        finally:
+            self._finish_trace(holder[0] if holder else None, marks or {})
+
+    def _finish_trace(self, result: Any, marks: dict[str, float]) -> None:
+        finish = getattr(self.agent, "finish", None)
+        if finish is None or not hasattr(result, "mark"):
+            return
+        for stage, at in marks.items():
+            result.mark(stage, at)
+        voice = self.mixer.voice
+        first = getattr(voice, "first_sample_at", None)
+        if first is not None and first >= result.marks.get("answer", first):
+            result.mark("first_audio", first)
+        try:
+            finish(result)
+        except Exception:
+            _LOGGER.exception("could not record the turn")
+
+    async def _turn_body(self, utterance: str, speak: bool, holder: list[Any]) -> dict[str, Any]:
         self.turns += 1
         self._set_state(AppState.THINKING)
         started = time.monotonic()
         cancel = self._cancel or asyncio.Event()
         try:
             result = await self.agent.run(utterance, cancel=cancel)
+            holder.append(result)
         except asyncio.CancelledError:
             raise
         except Exception as err:

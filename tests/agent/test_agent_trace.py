@@ -65,3 +65,22 @@ def test_format_is_readable(tmp_path) -> None:
 
 def test_missing_trace_reads_empty(tmp_path) -> None:
     assert read_last(tmp_path, 3) == []
+
+
+def test_timing_line_names_every_stage() -> None:
+    from agent.turn import Step, StepKind, TurnResult
+
+    turn = TurnResult(utterance="播放西游记", answer="好的")
+    step = Step(1, StepKind.ACTION, backend="local", tokens=36, prompt_tokens=1200)
+    step.cached_tokens, step.forced_tokens = 1162, 22
+    step.ms = {"model": 840.0, "tool": 10.0}
+    turn.steps.append(step)
+    for stage, at in (("release", 100.0), ("transcript", 100.1), ("answer", 101.15)):
+        turn.mark(stage, at)
+    turn.mark("first_audio", 101.21)
+    turn.mark("release", 150.0)  # the first mark of a stage wins
+    assert turn.timing_line() == (
+        "turn 1.21 s: asr 0.10, model 0.84 (prefill 38 tok, decode 14 tok, forced 22 tok), "
+        "tool 0.01, tts 0.06"
+    )
+    assert list(turn.to_dict()["stages"]) == ["release", "transcript", "answer", "first_audio"]

@@ -359,3 +359,41 @@ async def test_systemd_ready_watchdog_and_status(rig, tmp_path) -> None:
         assert "STOPPING=1" in rest
     finally:
         sock.close()
+
+
+async def test_voice_turn_trace_carries_its_stage_timings(rig, tmp_path, caplog) -> None:
+    """Release, transcript, model and first audio sample of a real Agent turn, in order."""
+    from agent import Agent, ToolRegistry
+    from agent.models import ScriptedModel
+    from agent.trace import TraceWriter, format_turns, read_last
+
+    async def search_and_play(keyword: str, section: int = 1) -> str:
+        """Play an album."""
+        return f"正在播放{keyword}"
+
+    model = ScriptedModel(["Thought: 播放。\nFinal Answer: 好的，正在播放西游记。"])
+    agent = Agent(
+        ToolRegistry([search_and_play]),
+        model,
+        fast_path=False,
+        trace=TraceWriter(tmp_path / "state"),
+    )
+    r = await rig(agent=agent)
+    assert agent.defer_trace  # the App writes the trace once the answer is heard
+    with caplog.at_level(logging.INFO, logger="agent.loop"):
+        await r.talk()
+        await r.wait(S.SPEAKING)
+        await r.wait(S.IDLE)
+        for _ in range(100):
+            if (tmp_path / "state" / "trace.jsonl").exists():
+                break
+            await asyncio.sleep(0.02)
+    [turn] = read_last(tmp_path / "state", 5)
+    stages = turn["stages"]
+    assert list(stages)[:2] == ["release", "transcript"]
+    assert stages["release"] == 0.0
+    assert 0.0 < stages["transcript"] <= stages["agent"] <= stages["answer"]
+    assert stages["answer"] <= stages["first_audio"] < 3.0
+    assert "first audio" in format_turns([turn])
+    lines = [rec.getMessage() for rec in caplog.records if rec.getMessage().startswith("turn ")]
+    assert any(line.startswith("turn ") and "asr " in line and "tts " in line for line in lines)

@@ -13,6 +13,8 @@ Printed figures:
 - peak resident memory while playing, and its growth over the idle process;
 - audio under load (`bench/audio_load.py`): the longest interval between device writes and
   the underruns of a 60 s book while the local model generates with the default threads.
+- catalog figures (bench/catalog.py): the longest event-loop stall while a 500 x 100 library
+  is rescanned, and `search_album` latency over it plus 3 feeds, one of them dead.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import audio_load  # bench/ is on sys.path when this runs as a script
+from catalog import catalog_figures
 
 from player import Player
 from player.engine import Decoder, Playback
@@ -198,6 +201,7 @@ def main() -> None:
         )
     if args.load_seconds > 0:
         audio_load.report(args.model, args.load_seconds, encode, compare=args.compare_old)
+    catalog_figures()
 
 
 if __name__ == "__main__":

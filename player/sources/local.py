@@ -38,23 +38,34 @@ def natural_key(name: str) -> list[object]:
     return [int(t) if t.isdigit() else t.casefold() for t in re.split(r"(\d+)", name)]
 
 
-def number_episodes(album_id: str, files: list[Path]) -> tuple[Episode, ...]:
+def number_episodes(album_id: str, files: list[Path] | list[str]) -> tuple[Episode, ...]:
     """Episodes for audio files: sections from the names when distinct, else name order."""
-    files = sorted(files, key=lambda p: natural_key(p.name))
-    numbers = [section_number(p.stem) for p in files]
+    paths = sorted((str(f) for f in files), key=lambda p: natural_key(os.path.basename(p)))
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    numbers = [section_number(stem) for stem in stems]
     usable = all(n is not None and n > 0 for n in numbers) and len(set(numbers)) == len(numbers)
     if usable:
-        pairs = sorted(zip(numbers, files, strict=True), key=lambda t: t[0])
+        rows = sorted(zip(numbers, stems, paths, strict=True), key=lambda t: t[0])
     else:
-        pairs = [(i, p) for i, p in enumerate(files, start=1)]
+        rows = [(i, stem, p) for i, (stem, p) in enumerate(zip(stems, paths, strict=True), 1)]
     return tuple(
-        Episode(album_id=album_id, section=int(n), title=p.stem, location=str(p)) for n, p in pairs
+        Episode(album_id=album_id, section=int(n), title=stem, location=p) for n, stem, p in rows
     )
 
 
 @dataclass
 class _Entry:
-    detail: AlbumDetail
+    """One album of a scan; its episodes are built when first asked for (few objects per
+    album keep a rescan of a large library from filling the garbage collector's lists)."""
+
+    album: Album
+    files: list[str]
+    detail: AlbumDetail | None = None
+
+    def get_detail(self) -> AlbumDetail:
+        if self.detail is None:
+            self.detail = AlbumDetail(self.album, number_episodes(self.album.id, self.files))
+        return self.detail
 
 
 class LocalLibrary:
@@ -107,30 +118,58 @@ class LocalLibrary:
             return
         albums: dict[str, _Entry] = {}
         mtimes: dict[str, int] = {}
+        worked = time.monotonic()
         for root in self.paths:
             if not root.is_dir():
                 continue
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames.sort()
-                try:
-                    mtimes[dirpath] = os.stat(dirpath).st_mtime_ns
-                except OSError:
-                    continue
-                files = [
-                    Path(dirpath, f)
-                    for f in filenames
-                    if Path(f).suffix.lower() in AUDIO_EXTENSIONS and not f.startswith(".")
-                ]
-                # A symlink may point anywhere; only what stays inside a root is offered.
-                files = [f for f in files if not os.path.islink(f) or self.allows(f)]
+            for dirpath, files in self._walk(str(root), mtimes):
                 if files:
                     entry = self._album(root, Path(dirpath), files)
-                    albums[entry.detail.album.id] = entry
+                    albums[entry.album.id] = entry
+                if time.monotonic() - worked > 0.005:
+                    time.sleep(0.0005)  # let the event loop's thread have the GIL
+                    worked = time.monotonic()
         self._albums = albums
         self._dir_mtimes = mtimes
         _LOGGER.info("local library: %d albums under %d folders", len(albums), len(self.paths))
 
-    def _album(self, root: Path, folder: Path, files: list[Path]) -> _Entry:
+    def _walk(self, top: str, mtimes: dict[str, int]):
+        """(folder, audio file paths) for every folder under `top`, sorted; symlinked
+        folders are not followed and symlinked files leading out of the roots are skipped."""
+        pending = [top]
+        while pending:
+            folder = pending.pop()
+            try:
+                mtimes[folder] = os.stat(folder).st_mtime_ns
+                with os.scandir(folder) as entries:
+                    listed = sorted(entries, key=lambda e: e.name)
+            except OSError as err:
+                _LOGGER.warning("local library: cannot read %s: %s", folder, err)
+                continue
+            files = []
+            subfolders = []
+            for entry in listed:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        subfolders.append(entry.path)
+                        continue
+                    symlink = entry.is_symlink()
+                except OSError:
+                    continue
+                if os.path.splitext(name)[1].lower() not in AUDIO_EXTENSIONS:
+                    continue
+                if symlink and not self.allows(Path(entry.path)):
+                    _LOGGER.warning("local library: %s leads out of the library; skipped",
+                                    entry.path)  # fmt: skip
+                    continue
+                files.append(entry.path)
+            yield folder, files
+            pending.extend(reversed(subfolders))
+
+    def _album(self, root: Path, folder: Path, files: list[str]) -> _Entry:
         album_id = self.prefix + stable_id(str(folder.resolve()))
         title, author, description = folder.name if folder != root else root.name, "", ""
         info = folder / "album.json"
@@ -142,9 +181,8 @@ class LocalLibrary:
                 description = str(data.get("description") or "")
             except (OSError, ValueError, AttributeError) as err:
                 _LOGGER.warning("local library: ignoring %s: %s", info, err)
-        episodes = number_episodes(album_id, files)
-        album = Album(album_id, title, author, len(episodes), "local", description)
-        return _Entry(AlbumDetail(album, episodes))
+        album = Album(album_id, title, author, len(files), "local", description)
+        return _Entry(album, files)
 
     async def fresh(self, wait: float = 0.5) -> None:
         """Rescan in a worker thread when due; waits at most `wait` seconds for it, so a
@@ -160,7 +198,7 @@ class LocalLibrary:
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
         """Albums whose title (or author) matches `keyword` forgivingly, best first."""
         await self.fresh()
-        ranked = rank(keyword, [e.detail.album for e in self._albums.values()])
+        ranked = rank(keyword, [e.album for e in self._albums.values()])
         start = (max(page, 1) - 1) * page_size
         return SearchPage(tuple(ranked[start : start + page_size]), len(ranked), page)
 
@@ -170,8 +208,8 @@ class LocalLibrary:
         entry = self._albums.get(album_id)
         if entry is None:
             raise NotFoundError(f"本地没有这个专辑: {album_id}")
-        return entry.detail
+        return entry.get_detail()
 
     def known_titles(self) -> list[str]:
         """Titles of every local album (as of the last scan; never scans on the loop)."""
-        return [e.detail.album.title for e in self._albums.values()]
+        return [e.album.title for e in self._albums.values()]

@@ -361,3 +361,34 @@ async def test_failed_prefetch_is_in_status(make_player, net):
         await bounded(asyncio.shield(job.task))
     status = await bounded(player.get_status())
     assert "Loop 第1集下载失败: 下载地址一直在跳转" in status
+
+
+async def test_large_library_rescans_off_the_loop(tmp_path):
+    root = tmp_path / "big"
+    for a in range(500):
+        folder = root / f"书{a:03d}"
+        folder.mkdir(parents=True)
+        for n in range(1, 101):
+            (folder / f"第{n}集.mp3").touch()
+    library = LocalLibrary([root], rescan_interval=0.0)
+    await bounded(asyncio.to_thread(library.refresh, force=True), 60)
+    assert len(library.known_titles()) == 500
+    detail = await bounded(library.album((await bounded(library.search("书042"))).albums[0].id))
+    assert [e.section for e in detail.episodes] == list(range(1, 101))
+    (root / "新书").mkdir()
+    (root / "新书" / "第1集.mp3").touch()
+    ticks = 0
+
+    async def tick():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.001)
+            ticks += 1
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        await bounded(library.fresh(wait=60.0), 60)
+    finally:
+        ticker.cancel()
+    assert "新书" in library.known_titles()
+    assert ticks > 0  # the loop ran while the worker thread scanned

@@ -97,8 +97,7 @@ def survey(paths: list[str | Path]) -> Survey:
     library = LocalLibrary(roots)
     library.refresh(force=True)
     by_folder = {}
-    for entry in library._albums.values():  # the player's own reading of the tree
-        detail = entry.detail
+    for detail in library.details():  # the player's own reading of the tree
         files = tuple(Path(e.location) for e in detail.episodes)
         folder = files[0].parent if files else Path()
         root = next((r for r in roots if folder.is_relative_to(r)), folder)

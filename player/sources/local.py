@@ -210,6 +210,10 @@ class LocalLibrary:
             raise NotFoundError(f"本地没有这个专辑: {album_id}")
         return entry.get_detail()
 
+    def details(self) -> list[AlbumDetail]:
+        """Every album of the last scan with its episodes (builds them; for tools, not turns)."""
+        return [e.get_detail() for e in self._albums.values()]
+
     def known_titles(self) -> list[str]:
         """Titles of every local album (as of the last scan; never scans on the loop)."""
         return [e.album.title for e in self._albums.values()]

@@ -1,0 +1,42 @@
+"""The remote model's config keys: budgets, breaker, reasoning and tool-call flags."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from device.config import ConfigError, RemoteConfig, from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_and_flags() -> None:
+    remote = from_dict({}).remote
+    assert (remote.first_token_timeout, remote.total_timeout) == (15.0, 30.0)
+    assert remote.breaker_failures == 2 and remote.max_tokens_ceiling == 4096
+    assert RemoteConfig.flag(remote.tool_calls) is None and RemoteConfig.flag(False) is False
+    set_ = from_dict({"remote": {"tool_calls": True, "reasoning": False}}).remote
+    assert set_.tool_calls is True and RemoteConfig.flag(set_.reasoning) is False
+
+
+@pytest.mark.parametrize(
+    ("table", "phrase"),
+    [
+        ({"tool_calls": "sometimes"}, "remote.tool_calls"),
+        ({"reasoning": 1}, "remote.reasoning"),
+        ({"first_token_timeout": 0.0}, "remote.first_token_timeout"),
+        ({"breaker_failures": 0}, "remote.breaker_failures"),
+    ],
+)
+def test_bad_values_name_the_key(table: dict, phrase: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        from_dict({"remote": table}, source="x.toml")
+    assert phrase in str(info.value) and "x.toml" in str(info.value)
+
+
+def test_example_config_documents_every_remote_key() -> None:
+    example = tomllib.loads((ROOT / "config.example.toml").read_text())
+    assert set(example["remote"]) == set(RemoteConfig.__dataclass_fields__)
+    from_dict(example)  # and it is valid

@@ -417,8 +417,10 @@ async def main_async(args: argparse.Namespace) -> int:
         chosen = load_requests(FORMS[form], form)
         if args.lang:
             chosen = [r for r in chosen if r["lang"] == args.lang]
-        if args.limit:
-            chosen = chosen[: args.limit]
+        if args.limit and args.limit < len(chosen):
+            # Spread over the file (it is ordered by category), not its first lines.
+            step = len(chosen) / args.limit
+            chosen = [chosen[int(i * step)] for i in range(args.limit)]
         requests.extend(chosen)
     if args.only:
         requests = [r for r in requests if r["id"] in args.only]
@@ -480,7 +482,9 @@ def main() -> int:
         default=list(FORMS),
         help="comma-separated: typed,asr,heldout (default all)",
     )
-    parser.add_argument("--limit", type=int, default=0, help="first N requests of each form")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="N requests of each form, spread over its categories"
+    )
     parser.add_argument("--lang", choices=("zh", "en"), help="only this language")
     parser.add_argument("--only", nargs="*", help="only these request ids")
     parser.add_argument("--n-ctx", type=int, default=4096)

@@ -80,7 +80,8 @@ class Catalog:
     Every source is asked at once and may take at most `source_timeout` seconds, so a dead
     source costs its own timeout and never hides the others. A source that fails is named
     in the page's `failed`; its last good answer for the same keyword, when there is one,
-    is served instead and named in `stale`.
+    is served instead and named in `stale`. A source that timed out is not waited for again
+    for `rest_seconds`, so a dead one costs its timeout once, not on every search.
     """
 
     def __init__(
@@ -91,6 +92,8 @@ class Catalog:
         self.source_timeout = source_timeout
         self.language = language
         self._last_good: dict[tuple[str, str, int], SearchPage] = {}
+        self._resting: dict[str, float] = {}  # prefix -> monotonic time it may be asked again
+        self.rest_seconds = 20.0  # a source that timed out is not waited for again this long
 
     def source_for(self, album_id: str) -> CatalogSource:
         """The source whose prefix starts `album_id`; raises NotFoundError."""
@@ -110,9 +113,13 @@ class Catalog:
         key = (source.prefix, keyword, limit)
         started = time.monotonic()
         try:
+            if started < self._resting.get(source.prefix, 0.0):
+                raise SourceError(say(self.language, "source_timeout", source=self.label(source)))
             async with asyncio.timeout(self.source_timeout):
                 result = await source.search(keyword, page=1, page_size=limit)
         except (PlayerError, TimeoutError, OSError) as err:
+            if isinstance(err, TimeoutError):
+                self._resting[source.prefix] = time.monotonic() + self.rest_seconds
             reason = str(err) or say(self.language, "source_timeout", source=self.label(source))
             _LOGGER.warning(
                 "catalog %s: search %r failed after %.1f s: %s",
@@ -123,6 +130,7 @@ class Catalog:
             if earlier is not None:
                 return dataclasses.replace(earlier, failed=(name,), stale=(name,))
             return SearchPage((), 0, 1, failed=(name,))
+        self._resting.pop(source.prefix, None)
         if not result.failed:
             self._last_good[key] = result
             if len(self._last_good) > 256:

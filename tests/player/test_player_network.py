@@ -211,8 +211,10 @@ async def test_search_says_which_source_failed(make_player, tmp_path):
     text = await bounded(player.search_album("西游记"))
     assert time.monotonic() - started < 1.0 + 0.5
     assert "西游记" in text and "懒人听书暂时连不上" in text
+    started = time.monotonic()
     text = await bounded(player.search_album("红楼梦"))
     assert "懒人听书暂时连不上" in text and "没有找到" in text
+    assert time.monotonic() - started < 0.2  # the dead source rests: no second wait
     with pytest.raises(SourceError, match="懒人听书暂时连不上"):
         await bounded(player.search_and_play("红楼梦"))
 

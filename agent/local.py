@@ -172,6 +172,9 @@ class LocalModel:
         self.compact_json = compact_json
         self.name = name
         self.state_dir = Path(state_dir) if state_dir is not None else None
+        self.decode_rate: float | None = None
+        """Decode steps per second, measured by `probe` and updated by every reply."""
+        self.budget_floor = 15.0
         self.last_warm: dict[str, Any] = {}
         self._factory = llama_factory
         self._llm: Any = None
@@ -244,6 +247,60 @@ class LocalModel:
         if llm is not None and hasattr(llm, "close"):
             llm.close()
 
+    @property
+    def budget(self) -> float | None:
+        """Seconds one reply may take: `max_tokens` at the measured decode rate, twice over,
+        and at least `budget_floor`; None before a rate is known (then the configured step
+        timeout applies)."""
+        if not self.decode_rate:
+            return None
+        return max(self.budget_floor, self.max_tokens / self.decode_rate * 2.0)
+
+    def _learn_rate(self, steps: int, seconds: float) -> None:
+        if steps >= 4 and seconds > 0:
+            rate = steps / seconds
+            old = self.decode_rate
+            self.decode_rate = rate if old is None else 0.7 * old + 0.3 * rate
+
+    def _probe_sync(self, steps: int) -> dict[str, float]:
+        import numpy as np
+
+        llm = self._load_sync()
+        prompt = llm.tokenize(
+            render_chatml([{"role": "user", "content": "Count from one to twenty."}]).encode(),
+            add_bos=True,
+            special=True,
+        )
+        llm.n_tokens = 0
+        began = time.perf_counter()
+        llm.eval(prompt)
+        prefill = time.perf_counter() - began
+        n_vocab = llm.n_vocab()
+        began = time.perf_counter()
+        for _ in range(steps):
+            import llama_cpp
+
+            logits = np.ctypeslib.as_array(
+                llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
+            )
+            llm.eval([int(np.argmax(logits))])
+        decode = time.perf_counter() - began
+        llm.n_tokens = 0  # the probe's tokens are not a prompt to reuse
+        self.decode_rate = steps / decode
+        return {
+            "decode_tps": round(steps / decode, 2),
+            "prefill_tps": round(len(prompt) / prefill, 2),
+            "threads": self.n_threads,
+        }
+
+    async def probe(self, steps: int = 24) -> dict[str, float]:
+        """Measure this machine's speed with this model: ``decode_tps`` (greedy steps per
+        second, one token each), ``prefill_tps`` (prompt tokens per second) and
+        ``threads``. Sets `decode_rate`, from which `budget` derives; raises
+        ModelUnavailable when the model cannot load."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._probe_sync, steps)
+
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` under this model's tokenizer (estimated before loading)."""
         if self._llm is None:
@@ -308,6 +365,9 @@ class LocalModel:
             )
         else:
             out = self._sample(llm, tokens, grammar, max_tokens, stop, emit, start)
+        if out.prefill_ms is not None and out.decoded:
+            decode_s = (time.perf_counter() - start) - out.prefill_ms / 1000.0
+            self._learn_rate(out.decoded, decode_s)
         return Completion(
             text=out.text,
             backend=self.name,

@@ -12,6 +12,7 @@ import inspect
 import logging
 import signal
 import sys
+import threading
 import time
 import tomllib
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,7 +30,8 @@ from .control import ControlServer, socket_path
 from .events import Event, EventType, Inbox
 from .lock import ServiceLock
 from .systemd import Notifier
-from .tts import PiperSynthesiser, Synthesiser, TtsError
+from .texts import say
+from .tts import CachedSynthesiser, PiperSynthesiser, Synthesiser, TtsError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -63,11 +65,31 @@ def load_recogniser(config: Config, titles: Sequence[str] = ()) -> Recogniser | 
 
 def load_synthesiser(config: Config) -> Synthesiser | None:
     """The piper voice, or None (logged in one line) when it is missing."""
+    path = piper_voice_path(config)
     try:
-        return PiperSynthesiser(piper_voice_path(config), length_scale=config.tts.length_scale)
+        voice = PiperSynthesiser(path, length_scale=config.tts.length_scale)
     except TtsError as err:
         _LOGGER.warning("speech output off: %s", err)
         return None
+    # Recurring answers start at once: their audio is kept by text and voice.
+    stat = path.stat()
+    cached = CachedSynthesiser(
+        voice,
+        voice_id=f"{path.name}|{stat.st_size}|{stat.st_mtime_ns}|{config.tts.length_scale}",
+        directory=config.path("cache_dir") / "tts",
+    )
+    phrases = [say(key, config.language) for key in ("not_heard", "no_mic", "error")]
+    threading.Thread(target=_prepare, args=(cached, phrases), name="tts-cache", daemon=True).start()
+    return cached
+
+
+def _prepare(cached: CachedSynthesiser, phrases: list[str]) -> None:
+    try:
+        made = cached.prepare(phrases)
+        if made:
+            _LOGGER.info("speech: %d fixed phrases synthesised and kept", made)
+    except Exception as err:  # a voice that fails here fails visibly at its first answer
+        _LOGGER.debug("fixed phrases not prepared: %s", err)
 
 
 def make_buttons(config: Config, inbox: Inbox, *, pin_factory: Any = None) -> list[ButtonSource]:
@@ -161,6 +183,15 @@ async def default_agent(
             )
             try:
                 await local.load()
+                speed = await local.probe()
+                _LOGGER.info(
+                    "llama.cpp here: %.1f decode steps/s, %.0f prompt tokens/s (%d threads); "
+                    "step budget %.0f s",
+                    speed["decode_tps"],
+                    speed["prefill_tps"],
+                    speed["threads"],
+                    local.budget or llm.step_timeout,
+                )
             except ModelUnavailable as err:
                 _LOGGER.warning("local model unusable: %s", err)
                 local = None

@@ -199,3 +199,22 @@ async def test_damaged_prompt_state_is_evaluated_again(tiny_gguf, tmp_path) -> N
     finally:
         model.close()
     assert path.stat().st_size > 100  # saved whole again
+
+
+async def test_probe_measures_the_rate_and_the_step_budget_follows(tiny_gguf) -> None:
+    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=200, n_threads=2)
+    try:
+        assert model.budget is None  # no rate yet: the configured step timeout applies
+        speed = await asyncio.wait_for(model.probe(steps=8), 60)
+        assert speed["decode_tps"] > 0 and speed["prefill_tps"] > 0
+        assert model.decode_rate == speed["decode_tps"] or model.decode_rate > 0
+        assert model.budget == max(model.budget_floor, 200 / model.decode_rate * 2)
+        model.decode_rate = 2.0  # a slow board: 200 tokens at 2 steps/s, twice over
+        assert model.budget == 200.0
+        model.decode_rate = 1e9
+        assert model.budget == model.budget_floor
+        messages = [{"role": "user", "content": "播放西游记"}]
+        await asyncio.wait_for(model.complete(messages, max_tokens=16), 60)
+        assert model.decode_rate < 1e9  # each reply updates the measured rate
+    finally:
+        model.close()

@@ -1,0 +1,50 @@
+"""Answer audio kept by text and voice: at once the second time, also after a restart."""
+
+from __future__ import annotations
+
+from device_fakes import FakeSynthesiser
+
+from device.tts import CachedSynthesiser
+
+
+def test_recurring_answer_comes_from_the_cache(tmp_path) -> None:
+    inner = FakeSynthesiser(0.1)
+    cache = CachedSynthesiser(inner, voice_id="joe|1.0", directory=tmp_path)
+    first = list(cache.sentences("好的。正在播放。"))
+    assert len(first) == 2 and inner.texts == ["好的。正在播放。"]
+    again = list(cache.sentences("好的。正在播放。"))
+    assert inner.texts == ["好的。正在播放。"]  # not synthesised again
+    assert len(again) == 1 and again[0].pcm == b"".join(s.pcm for s in first)
+    assert cache.hits == 1
+    # A restart: a new cache over the same directory, the same voice.
+    restarted = CachedSynthesiser(FakeSynthesiser(0.1), voice_id="joe|1.0", directory=tmp_path)
+    assert restarted.cached("好的。正在播放。") == again[0]
+    # Another voice (or speed) never reuses it.
+    other = FakeSynthesiser(0.1)
+    slower = CachedSynthesiser(other, voice_id="joe|1.2", directory=tmp_path)
+    list(slower.sentences("好的。正在播放。"))
+    assert other.texts == ["好的。正在播放。"]
+
+
+def test_long_answers_stream_and_are_not_kept(tmp_path) -> None:
+    inner = FakeSynthesiser(0.05)
+    cache = CachedSynthesiser(inner, voice_id="v", directory=tmp_path, max_chars=20)
+    text = "这是一个很长的回答。" * 5
+    assert len(list(cache.sentences(text))) == 5
+    assert len(list(cache.sentences(text))) == 5
+    assert inner.texts == [text, text]
+    assert not list(tmp_path.glob("*.pcm"))
+
+
+def test_damaged_file_is_synthesised_again_and_limits_hold(tmp_path) -> None:
+    inner = FakeSynthesiser(0.05)
+    cache = CachedSynthesiser(inner, voice_id="v", directory=tmp_path, max_entries=2, max_files=3)
+    assert cache.prepare(["一。", "二。", "三。", "四。"]) == 4
+    assert len(list(tmp_path.glob("*.pcm"))) == 3  # the oldest file went
+    assert len(cache._memory) == 2
+    for path in tmp_path.glob("*.pcm"):
+        path.write_bytes(b"\x01")  # torn
+    fresh = CachedSynthesiser(FakeSynthesiser(0.05), voice_id="v", directory=tmp_path)
+    assert fresh.cached("四。") is None
+    assert len(list(fresh.sentences("四。"))) == 1
+    assert fresh.cached("四。") is not None

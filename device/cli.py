@@ -134,6 +134,67 @@ def cmd_doctor(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     return asyncio.run(doctor.run(cfg, full=args.full))
 
 
+SMALL_LLM = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+LARGE_LLM = "qwen2.5-1.5b-instruct-q4_k_m"
+LARGE_MIN_TPS = 5.0
+"""The 1.5B is chosen when it would decode at least this many tokens/s here (a play step
+of about 15 decode steps in 3 s)."""
+
+
+def pick_llm(decode_tps: float, measured_bytes: int, large_bytes: int) -> tuple[str, float]:
+    """(the device profile's LLM for this machine, the 1.5B's estimated decode tokens/s).
+
+    Decoding is bound by memory bandwidth, so the rate scales with the model file's size:
+    the 1.5B's rate is estimated from the one measured, and chosen at `LARGE_MIN_TPS`."""
+    estimate = decode_tps * measured_bytes / max(1, large_bytes)
+    return (LARGE_LLM if estimate >= LARGE_MIN_TPS else SMALL_LLM), estimate
+
+
+def models_probe(args: argparse.Namespace, cfg: config_mod.Config, manifest, models_dir) -> int:
+    """Measure llama.cpp's decode rate here and say which LLM the device profile should use."""
+    import asyncio
+    import json
+
+    from agent.local import LocalModel
+
+    names = [i if i.endswith(".gguf") else f"{i}.gguf" for i in args.ids]
+    names += [f"{cfg.llm.model}.gguf", f"{SMALL_LLM}.gguf", f"{LARGE_LLM}.gguf"]
+    path = next((models_dir / n for n in names if (models_dir / n).is_file()), None)
+    if path is None:
+        print(f"xiaoting models probe: no LLM file in {models_dir}", file=sys.stderr)
+        return 1
+    model = LocalModel(path, n_ctx=512, n_threads=cfg.llm.n_threads)
+    try:
+        speed = asyncio.run(model.probe(steps=32))
+    finally:
+        model.close()
+    large = manifest.get(LARGE_LLM) if isinstance(manifest, dict) else None
+    large_bytes = sum(f.size for f in large.files) if large is not None else 1_117_320_736
+    choice, estimate = pick_llm(speed["decode_tps"], path.stat().st_size, large_bytes)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    **speed,
+                    "model": path.stem,
+                    "large_estimate_tps": round(estimate, 2),
+                    "llm": choice,
+                }
+            )
+        )
+        return 0
+    print(
+        f"measured {path.stem}: {speed['decode_tps']:.1f} decode tokens/s, "
+        f"{speed['prefill_tps']:.0f} prompt tokens/s ({speed['threads']} threads)"
+    )
+    print(
+        f"{LARGE_LLM}: about {estimate:.1f} decode tokens/s here "
+        f"({'at least' if choice == LARGE_LLM else 'below'} {LARGE_MIN_TPS:g})"
+    )
+    print(f"llm: {choice}")
+    return 0
+
+
 def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """List, fetch, verify or hash model files (see models/manifest.toml)."""
     from device import model_files as models
@@ -141,6 +202,8 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     manifest = models.load_manifest()
     models_dir = Path(args.models_dir or cfg.models_dir).expanduser()
     cache_dir = Path(args.cache_dir) if args.cache_dir else None
+    if args.action == "probe":
+        return models_probe(args, cfg, manifest, models_dir)
     if args.action == "hash":
         if not args.ids:
             print("xiaoting models hash: name the files or folders to hash", file=sys.stderr)
@@ -333,12 +396,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("doctor", cmd_doctor, "check config, models, audio, GPIO, disk, network")
     p.add_argument("--full", action="store_true", help="re-hash every model file")
     p = add("models", cmd_models, "list | fetch | verify | hash model files")
-    p.add_argument("action", choices=("list", "fetch", "verify", "hash"))
+    p.add_argument("action", choices=("list", "fetch", "verify", "hash", "probe"))
     p.add_argument("ids", nargs="*", help="model ids (or, for hash, paths)")
     p.add_argument("--profile", help="device, ci or ci-large")
     p.add_argument("--models-dir", help="default: the config's models_dir")
     p.add_argument("--cache-dir", help="shared download cache (default ~/.cache/xiaoting/models)")
     p.add_argument("--force", action="store_true", help="download again even if present")
+    p.add_argument("--json", action="store_true", help="probe: one JSON line")
     p = add("library", cmd_library, "list | add FOLDER | check the local library")
     p.add_argument("action", choices=("list", "add", "check"))
     p.add_argument("paths", nargs="*", help="add: the album folder; list/check: other folders")

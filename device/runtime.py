@@ -76,7 +76,8 @@ def load_synthesiser(config: Config) -> Synthesiser | None:
     cached = CachedSynthesiser(
         voice,
         voice_id=f"{path.name}|{stat.st_size}|{stat.st_mtime_ns}|{config.tts.length_scale}",
-        directory=config.path("cache_dir") / "tts",
+        # Under state_dir: the player owns cache_dir and removes files it does not know.
+        directory=config.path("state_dir") / "tts-cache",
     )
     phrases = [say(key, config.language) for key in ("not_heard", "no_mic", "error")]
     threading.Thread(target=_prepare, args=(cached, phrases), name="tts-cache", daemon=True).start()
@@ -179,11 +180,11 @@ async def default_agent(
                 grammar=llm.grammar,
                 jump_forward=llm.jump_forward,
                 thought_tokens=llm.thought_tokens,
-                state_dir=config.path("cache_dir") / "llm",
+                state_dir=config.path("state_dir") / "llm-state",
             )
             try:
                 await local.load()
-                speed = await local.probe()
+                speed = await local.probe(steps=8)
                 _LOGGER.info(
                     "llama.cpp here: %.1f decode steps/s, %.0f prompt tokens/s (%d threads); "
                     "step budget %.0f s",

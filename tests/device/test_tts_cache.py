@@ -48,3 +48,13 @@ def test_damaged_file_is_synthesised_again_and_limits_hold(tmp_path) -> None:
     assert fresh.cached("四。") is None
     assert len(list(fresh.sentences("四。"))) == 1
     assert fresh.cached("四。") is not None
+
+
+def test_device_llm_follows_the_measured_rate() -> None:
+    from device.cli import LARGE_LLM, SMALL_LLM, pick_llm
+
+    small, large = 491_400_032, 1_117_320_736
+    assert pick_llm(30.0, small, large)[0] == LARGE_LLM  # ~13 tokens/s for the 1.5B
+    choice, estimate = pick_llm(10.4, small, large)  # a slow board: ~4.6 tokens/s
+    assert choice == SMALL_LLM and 4.0 < estimate < 5.0
+    assert pick_llm(5.0, large, large) == (LARGE_LLM, 5.0)  # measured on the 1.5B itself

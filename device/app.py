@@ -113,6 +113,7 @@ class App:
         buttons: Sequence[ButtonSource] = (),
         notifier: Notifier | None = None,
         registry: Any = None,
+        trace: Any = None,
         language: str = "zh",
         timings: Timings = Timings(),
         earcon_enabled: bool = True,
@@ -131,6 +132,11 @@ class App:
         self.buttons = {b.name: b for b in buttons}
         self.notifier = notifier or Notifier("")
         self.registry = registry
+        self.trace = trace
+        # An agent with a trace of its own records every turn it finishes (cancelled too);
+        # the App records what it cannot: a task cancelled mid-turn, a raised error.
+        self._agent_traces = getattr(agent, "trace", None) is not None
+        self._cancel_reason = ""
         self.language = language
         self.timings = timings
         self.earcon_enabled = earcon_enabled
@@ -358,6 +364,29 @@ class App:
 
     # -- the turn ------------------------------------------------------------------------
 
+    def _trace_unfinished(
+        self, utterance: str, started: float, *, error: str, cancelled: bool, answer: str = ""
+    ) -> None:
+        """Write a turn the agent could not record itself (cancelled, failed, no model)."""
+        if self.trace is None:
+            return
+        try:
+            self.trace.write(
+                {
+                    "time": time.time(),
+                    "utterance": utterance,
+                    "answer": answer,
+                    "backend": "none",
+                    "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
+                    "tokens": 0,
+                    "error": error,
+                    "cancelled": cancelled,
+                    "steps": [],
+                }
+            )
+        except Exception:
+            _LOGGER.exception("could not write the trace")
+
     async def _agent_turn(
         self, utterance: str, *, speak: bool = True, marks: dict[str, float] | None = None
     ) -> dict[str, Any]:
@@ -387,6 +416,7 @@ class App:
 
     async def _turn_body(self, utterance: str, speak: bool, holder: list[Any]) -> dict[str, Any]:
         self.turns += 1
+        _LOGGER.info("turn %d: %r", self.turns, utterance)
         self._set_state(AppState.THINKING)
         started = time.monotonic()
         cancel = self._cancel or asyncio.Event()
@@ -394,9 +424,15 @@ class App:
             result = await self.agent.run(utterance, cancel=cancel)
             holder.append(result)
         except asyncio.CancelledError:
+            reason = self._cancel_reason or "cancelled"
+            _LOGGER.info("turn %d cancelled (%s)", self.turns, reason)
+            self._trace_unfinished(utterance, started, error=f"cancelled: {reason}", cancelled=True)
             raise
         except Exception as err:
             _LOGGER.exception("agent turn failed")
+            self._trace_unfinished(
+                utterance, started, error=f"failed: {type(err).__name__}: {err}", cancelled=False
+            )
             result = None
             answer, error, cancelled = (
                 say("error", self.language),
@@ -409,6 +445,10 @@ class App:
             cancelled = bool(getattr(result, "cancelled", False))
             if not answer and not cancelled:
                 answer = say("error", self.language)
+            if not self._agent_traces and not cancelled:  # e.g. no model: nobody else writes
+                self._trace_unfinished(
+                    utterance, started, error=error or "", cancelled=False, answer=answer
+                )
         self.last_turn = {
             "utterance": utterance,
             "answer": answer,
@@ -419,7 +459,12 @@ class App:
             "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
         }
         if cancelled:  # a barge-in or shutdown owns the state from here
-            _LOGGER.info("turn cancelled")
+            reason = self._cancel_reason or "cancelled"
+            _LOGGER.info("turn %d cancelled (%s)", self.turns, reason)
+            if not self._agent_traces:
+                self._trace_unfinished(
+                    utterance, started, error=f"cancelled: {reason}", cancelled=True
+                )
             return self.last_turn
         if speak:
             await self._say(answer)
@@ -458,7 +503,8 @@ class App:
         self._cancel = None
         self._set_state(AppState.IDLE)
 
-    async def _cancel_turn(self) -> None:
+    async def _cancel_turn(self, reason: str = "barge-in") -> None:
+        self._cancel_reason = reason
         if self._cancel is not None:
             self._cancel.set()
         self._speech_cancel.set()
@@ -525,7 +571,7 @@ class App:
         if self._listening is not None:
             self._listening.abort()
             await asyncio.to_thread(self._listening.join, 1.0)
-        await self._cancel_turn()
+        await self._cancel_turn("shutdown")
         for button in self.buttons.values():
             with contextlib.suppress(Exception):
                 button.close()

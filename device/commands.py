@@ -105,6 +105,11 @@ class PrintingAgent:
 
         return await self.agent.run(utterance, cancel=cancel, on_step=show)
 
+    @property
+    def trace(self) -> Any:
+        """The wrapped agent's trace writer (None when it has none)."""
+        return getattr(self.agent, "trace", None)
+
     def inject(self, text: str) -> None:
         """Pass a correction on."""
         self.agent.inject(text)

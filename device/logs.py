@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterator
 
 _SYSLOG_PRIORITY = {
@@ -60,9 +61,14 @@ def under_systemd() -> bool:
     return bool(os.environ.get("JOURNAL_STREAM"))
 
 
+_HANDLER: logging.StreamHandler | None = None
+
+
 def setup(level: str | int = "INFO", *, debug: bool = False) -> None:
     """Configure the `xiaoting` loggers (agent, player, device) on stderr; idempotent."""
+    global _HANDLER
     handler = logging.StreamHandler(sys.stderr)
+    _HANDLER = handler
     if under_systemd():
         handler.setFormatter(JournalFormatter())
     else:
@@ -96,3 +102,104 @@ def quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+
+
+# ---------------------------------------------------------------- native stderr
+
+_LLAMA_PREFIXES = (
+    "llama", "ggml", "gguf", "decode:", "print_info:", "load", "init_tokenizer", "common_",
+    "sched_", "graph_", "set_abort_callback", "clip_", "encode:", "kv_cache", "state_",
+)  # fmt: skip
+_TROUBLE = ("error", "fail", "warn", "cannot", "unable", "invalid")
+
+
+def classify(line: str) -> tuple[str, int]:
+    """(logger name, level) of one line a C library wrote to stderr.
+
+    libasound's lines ("ALSA lib pcm.c:2664:(snd_pcm_open_noupdate) Unknown PCM x") come
+    with a failed open that xiaoting reports itself: WARNING under ``alsa``. llama.cpp's
+    progress lines are DEBUG under ``llama_cpp``, its errors WARNING. Anything else is a
+    WARNING under ``stderr``.
+    """
+    lower = line.lower()
+    if line.startswith("ALSA lib") or line.startswith("ALSA "):
+        return "alsa", logging.WARNING
+    if line.lstrip().startswith(_LLAMA_PREFIXES):
+        return "llama_cpp", logging.WARNING if any(w in lower for w in _TROUBLE) else logging.DEBUG
+    return "stderr", logging.WARNING
+
+
+class NativeStderr:
+    """File descriptor 2 becomes a pipe read by a thread: each line that a C library
+    (libasound, llama.cpp) or anything else writes there becomes one log record with a
+    priority (`classify`), so it is never cut into another record. The log handler writes
+    to a copy of the original stderr instead."""
+
+    def __init__(self) -> None:
+        self._saved: int | None = None
+        self._read: int | None = None
+        self._thread: threading.Thread | None = None
+        self._stream = None
+
+    def start(self) -> None:
+        """Redirect fd 2 (no-op when it cannot be duplicated)."""
+        try:
+            saved = os.dup(2)
+            read, write = os.pipe()
+        except OSError:
+            return
+        sys.stderr.flush()
+        os.dup2(write, 2)
+        os.close(write)
+        self._saved, self._read = saved, read
+        self._stream = open(saved, "w", encoding="utf-8", errors="replace", closefd=False)
+        if _HANDLER is not None:
+            _HANDLER.setStream(self._stream)
+        self._thread = threading.Thread(target=self._pump, name="native-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        buffer = b""
+        while True:
+            try:
+                chunk = os.read(self._read, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for raw in lines:
+                self._emit(raw)
+        if buffer:
+            self._emit(buffer)
+
+    @staticmethod
+    def _emit(raw: bytes) -> None:
+        line = raw.decode("utf-8", errors="replace").rstrip()
+        if line:
+            name, level = classify(line)
+            logging.getLogger(name).log(level, "%s", line)
+
+    def stop(self) -> None:
+        """Give fd 2 back and log what was left in the pipe."""
+        if self._saved is None:
+            return
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)  # closes the pipe's last write end: the thread sees EOF
+        if self._thread is not None:
+            self._thread.join(2.0)
+        if _HANDLER is not None:
+            _HANDLER.setStream(sys.stderr)
+        with contextlib.suppress(OSError):
+            os.close(self._read)
+        self._stream.close()
+        os.close(self._saved)
+        self._saved = self._read = self._thread = None
+
+    def __enter__(self) -> NativeStderr:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -150,8 +150,15 @@ class NoModelAgent:
         """Nothing to correct without a model."""
 
 
+def make_trace(config: Config) -> Any:
+    """The turn trace under the state directory (`xiaoting trace` reads it)."""
+    from agent.trace import TraceWriter
+
+    return TraceWriter(config.path("state_dir"), config.trace_max_mb << 20)
+
+
 async def default_agent(
-    config: Config, registry: Any, *, warm: bool = True
+    config: Config, registry: Any, *, warm: bool = True, trace: Any = None
 ) -> tuple[TurnAgent, list[Any]]:
     """`agent.Agent` over the configured chat model(s): local llama.cpp and/or DeepSeek.
 
@@ -164,7 +171,6 @@ async def default_agent(
     from agent.loop import Agent
     from agent.models import build_model
     from agent.remote import RemoteModel
-    from agent.trace import TraceWriter
 
     llm = config.llm
     local = None
@@ -240,7 +246,7 @@ async def default_agent(
         max_tokens=llm.max_tokens,
         n_ctx=llm.n_ctx,
         step_timeout=llm.step_timeout,
-        trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
+        trace=trace or make_trace(config),
     )
     if local is not None and warm:
         # The system prompt into the KV cache now, so the first turn does not pay for it.
@@ -270,6 +276,7 @@ class Runtime:
     player: BookPlayer | None
     mixer: Mixer
     models: list[Any] = field(default_factory=list)
+    trace: Any = None
     control: ControlServer | None = None
     closers: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)
     closed: bool = False
@@ -391,13 +398,14 @@ async def build(
     if synthesiser is True:
         synthesiser = loaded.pop(0)
     registry = _make_registry(config, player)
+    trace = make_trace(config)
     models: list[Any] = []
     if agent is None:
         if agent_factory is not None:
             made = agent_factory(config, registry)
             agent = await made if inspect.isawaitable(made) else made
         elif load_model:
-            agent, models = await default_agent(config, registry, warm=warm)
+            agent, models = await default_agent(config, registry, warm=warm, trace=trace)
         else:
             agent = NoModelAgent(config.language, "no model loaded for this command")
     if wrap_agent is not None:
@@ -415,6 +423,7 @@ async def build(
         buttons=buttons,
         notifier=notifier or Notifier(),
         registry=registry,
+        trace=trace,
         language=config.language,
         timings=Timings(
             tap_seconds=config.button.tap_seconds,
@@ -431,6 +440,7 @@ async def build(
         player=player,
         mixer=mixer,
         models=models,
+        trace=trace,
         control=ControlServer(socket_path(config.runtime_dir), app) if control else None,
     )
 
@@ -574,7 +584,7 @@ async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
                 host=config.mcp.host,
                 port=config.mcp.port,
                 token=config.mcp.token,
-                on_call=_trace_mcp_call(getattr(rt.agent, "trace", None)),
+                on_call=_trace_mcp_call(rt.trace),
             )
             url = await server.start()
         except McpBridgeError as err:
@@ -590,7 +600,9 @@ async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> i
 
     Raises `lock.AlreadyRunning` when another service has the same state directory.
     """
-    with ServiceLock(config.path("state_dir")):
+    from .logs import NativeStderr
+
+    with ServiceLock(config.path("state_dir")), NativeStderr():
         warn_readable_secret(config)
         return await _run_locked(config, agent_factory=agent_factory)
 

@@ -38,7 +38,7 @@ async def test_configured_mcp_server_offers_the_registry_and_traces_calls(tmp_pa
     registry = ToolRegistry()
     registry.add(get_status)
     trace = TraceWriter(tmp_path)
-    rt = SimpleNamespace(registry=registry, agent=SimpleNamespace(trace=trace))
+    rt = SimpleNamespace(registry=registry, trace=trace)
     closers = await asyncio.wait_for(start_mcp(cfg, rt), T)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -69,7 +69,7 @@ async def test_non_loopback_server_without_token_is_refused_not_fatal(
     cfg = config_mod.from_dict({"mcp": {"serve": True, "host": "0.0.0.0"}}, "<test>")
     registry = ToolRegistry()
     registry.add(get_status)
-    rt = SimpleNamespace(registry=registry, agent=SimpleNamespace(trace=None))
+    rt = SimpleNamespace(registry=registry, trace=None)
     closers = await asyncio.wait_for(start_mcp(cfg, rt), T)
     assert closers == []
     assert "MCP server not started" in caplog.text

@@ -133,3 +133,67 @@ async def test_runtime_closes_every_part_once_even_without_running(tmp_path) -> 
     assert sync_model.closed == 1 and async_model.closed == 1 and closed == ["mcp"]
     assert player.bookmarks_saved and not output.is_open
     assert not rt.control.path.exists()
+
+
+class FailingAgent(FakeAgent):
+    """An agent whose turn raises (an implementation error past the agent's own guard)."""
+
+    async def run(self, utterance, *, cancel=None, on_step=None):
+        raise RuntimeError("boom")
+
+
+async def _runtime(tmp_path, agent):
+    config = dev_config(tmp_path, button={"gpio": False, "keyboard": False})
+    rt = await asyncio.wait_for(
+        build(
+            config,
+            agent=agent,
+            player=FakePlayer(),
+            output=RecordingOutput(),
+            capture=FakeCapture(),
+            recogniser=None,
+            synthesiser=None,
+        ),
+        10,
+    )
+    task = asyncio.create_task(rt.serve())
+    await asyncio.wait_for(rt.app.wait_state("idle"), 5)
+    return rt, task
+
+
+async def test_cancelled_failed_and_model_less_turns_reach_the_trace(tmp_path, caplog) -> None:
+    from agent.trace import read_last
+    from device.runtime import NoModelAgent
+
+    rt, task = await _runtime(tmp_path / "a", FailingAgent())
+    reply = await asyncio.wait_for(rt.app.ask("播放西游记"), 5)
+    assert reply["ok"] and reply["error"].startswith("RuntimeError")
+    rt.app.request_stop()
+    await asyncio.wait_for(task, 5)
+    failed = read_last(rt.config.path("state_dir"), 5)
+    assert [(t["utterance"], t["error"]) for t in failed] == [
+        ("播放西游记", "failed: RuntimeError: boom")
+    ]
+
+    rt, task = await _runtime(tmp_path / "b", FakeAgent(think_seconds=30))
+    with caplog.at_level(logging.INFO, logger="device.app"):
+        asking = asyncio.create_task(rt.app.ask("讲个故事"))
+        await asyncio.wait_for(rt.app.wait_state("thinking"), 5)
+        rt.app.request_stop("SIGTERM")
+        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(asking, 5)
+    turns = read_last(rt.config.path("state_dir"), 5)
+    assert [(t["utterance"], t["cancelled"], t["error"]) for t in turns] == [
+        ("讲个故事", True, "cancelled: shutdown")
+    ]
+    messages = [r.getMessage() for r in caplog.records]
+    started = messages.index("turn 1: '讲个故事'")
+    assert started < messages.index("idle → thinking")
+
+    rt, task = await _runtime(tmp_path / "c", NoModelAgent("en", "no model file"))
+    reply = await asyncio.wait_for(rt.app.ask("what is playing"), 5)
+    rt.app.request_stop()
+    await asyncio.wait_for(task, 5)
+    turns = read_last(rt.config.path("state_dir"), 5)
+    assert len(turns) == 1 and turns[0]["utterance"] == "what is playing"
+    assert turns[0]["answer"] == reply["answer"] and "no model" in turns[0]["error"]

@@ -190,6 +190,9 @@ async def default_agent(
             )
             try:
                 await local.load()
+                # The configured step timeout is the floor; a slow board's measured rate
+                # raises the budget above it (max_tokens at the rate, twice over).
+                local.budget_floor = llm.step_timeout
                 speed = await local.probe(steps=8)
                 _LOGGER.info(
                     "llama.cpp here: %.1f decode steps/s, %.0f prompt tokens/s (%d threads); "

@@ -273,9 +273,16 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
                 for f in m.files
             )
         ]
+        corrupt = any(
+            "corrupt" in r or "sha256" in r or "size" in r for r in report.results.values()
+        )
+        what = (
+            f"--force {' '.join(bad)}"
+            if corrupt
+            else (f"--profile {profile}" if profile and not args.ids else " ".join(bad))
+        )
         print(
-            "some model files are missing or corrupt; run "
-            f"`xiaoting models fetch --force {' '.join(bad)}`",
+            f"some model files are missing or corrupt; run `xiaoting models fetch {what}`",
             file=sys.stderr,
         )
     return 0 if report.ok else 1

@@ -82,6 +82,7 @@ def setup(level: str | int = "INFO", *, debug: bool = False) -> None:
     handler._xiaoting = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else level)
+    logging.captureWarnings(True)  # a Python warning is one record, not two stderr lines
     # Libraries that are chatty at DEBUG stay at WARNING unless asked.
     for noisy in ("asyncio", "aiohttp.access", "urllib3", "httpx", "httpcore", "mcp"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -116,14 +117,16 @@ _TROUBLE = ("error", "fail", "warn", "cannot", "unable", "invalid")
 def classify(line: str) -> tuple[str, int]:
     """(logger name, level) of one line a C library wrote to stderr.
 
-    libasound's lines ("ALSA lib pcm.c:2664:(snd_pcm_open_noupdate) Unknown PCM x") come
-    with a failed open that xiaoting reports itself: WARNING under ``alsa``. llama.cpp's
+    libasound's lines come with a failed open that xiaoting reports itself: the one naming
+    the PCM ("ALSA lib pcm.c:2664:(snd_pcm_open_noupdate) Unknown PCM x") is a WARNING under
+    ``alsa``, the configuration chain before it DEBUG. llama.cpp's
     progress lines are DEBUG under ``llama_cpp``, its errors WARNING. Anything else is a
     WARNING under ``stderr``.
     """
     lower = line.lower()
     if line.startswith("ALSA lib") or line.startswith("ALSA "):
-        return "alsa", logging.WARNING
+        # A failed open prints its config evaluation chain, then the line naming the PCM.
+        return "alsa", logging.WARNING if "(snd_pcm_open" in line else logging.DEBUG
     if line.lstrip().startswith(_LLAMA_PREFIXES):
         return "llama_cpp", logging.WARNING if any(w in lower for w in _TROUBLE) else logging.DEBUG
     return "stderr", logging.WARNING

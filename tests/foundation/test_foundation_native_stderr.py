@@ -50,7 +50,7 @@ def _run(env_extra: dict[str, str]) -> list[str]:
 def test_native_lines_are_whole_records_with_priorities_under_journald() -> None:
     lines = _run({"JOURNAL_STREAM": "8:1"})
     assert "<6>player.player: book: playing" in lines
-    assert "<4>alsa: ALSA lib confmisc.c:855:(parse_card) cannot find card '0'" in lines
+    assert "<7>alsa: ALSA lib confmisc.c:855:(parse_card) cannot find card '0'" in lines
     assert any(line.startswith("<7>llama_cpp: decode: removing memory") for line in lines)
     assert "<4>llama_cpp: llama_model_load: error loading model: bad magic" in lines
     # Every line is one record: a priority prefix, a logger name, never a piece of another.
@@ -74,6 +74,7 @@ def test_terminal_format_keeps_native_lines_apart() -> None:
     ("line", "name", "level"),
     [
         ("ALSA lib pcm.c:2664:(snd_pcm_open_noupdate) Unknown PCM x", "alsa", 30),
+        ("ALSA lib confmisc.c:855:(parse_card) cannot find card '0'", "alsa", 10),
         ("llama_context: n_ctx = 2048", "llama_cpp", 10),
         ("ggml_vulkan: failed to init", "llama_cpp", 30),
         ("something else", "stderr", 30),

@@ -1,19 +1,24 @@
 """Fast path: short, unambiguous commands matched before any model is called.
 
-"暂停", "继续", "别放了", "现在在播什么", "下一集", "音量调到五十", "pause", "next
-episode", "volume 40" and the like map straight to one tool call, so they cost
-milliseconds rather than a model step. Only the whole utterance matches (after dropping
+Each tool brings its own whole commands (`Tool.phrases`, e.g. "暂停" / "pause") and
+patterns with arguments (`Tool.patterns`, e.g. a volume "音量调到#" whose named group is
+the parameter and whose ``#`` is a number said: digits, Chinese numerals, English words).
+They map straight to one tool call, so they cost milliseconds rather than a model step,
+and work with no language model loaded. Only the whole utterance matches (after dropping
 punctuation and politeness words), so "不要暂停" is never taken for "暂停".
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FastMatch", "FastPath", "chinese_number"]
+_LOGGER = logging.getLogger(__name__)
+
+__all__ = ["FastMatch", "FastPath", "chinese_number", "number_value"]
 
 _POLITE_ZH = re.compile(
     r"^(?:请你|请|麻烦|帮我|给我|小听小听|小听)+|(?:一下子|一下|吧|了|啊|呀|哦|呢|嘛|好吗|谢谢)+$"
@@ -24,128 +29,17 @@ _POLITE_EN = re.compile(
 )
 _PUNCT = re.compile(r"[\s,.!?;:，。！？；：、~～…\"'“”‘’]+")
 
-_COMMANDS: dict[str, tuple[str, ...]] = {
-    "pause": (
-        "暂停",
-        "暂停播放",
-        "停一下",
-        "先停",
-        "先停下",
-        "先暂停",
-        "等一下",
-        "等等",
-        "停一停",
-        "暂停一下",
-        "pause",
-        "pause it",
-        "pause playback",
-        "pause the book",
-        "hold on",
-        "wait",
-    ),
-    "resume": (
-        "继续",
-        "继续播放",
-        "继续放",
-        "接着放",
-        "接着播",
-        "接着听",
-        "恢复播放",
-        "继续听",
-        "接着播放",
-        "resume",
-        "continue",
-        "keep playing",
-        "resume playback",
-        "unpause",
-        "carry on",
-        "continue playing",
-        "go on",
-    ),
-    "stop": (
-        "停止",
-        "停止播放",
-        "别放了",
-        "不要放了",
-        "不听了",
-        "不放了",
-        "关掉",
-        "关了",
-        "停了",
-        "别播了",
-        "stop",
-        "stop playing",
-        "stop it",
-        "stop the book",
-        "turn it off",
-        "stop playback",
-        "that's enough",
-        "thats enough",
-    ),
-    "get_status": (
-        "现在在播什么",
-        "在播什么",
-        "现在播的是什么",
-        "在放什么",
-        "现在在放什么",
-        "放的是什么",
-        "这是什么书",
-        "播到哪了",
-        "播到哪里了",
-        "现在播到哪了",
-        "现在放的是什么",
-        "what's playing",
-        "whats playing",
-        "what is playing",
-        "what is this",
-        "status",
-        "what am i listening to",
-        "where are we",
-        "what's on",
-        "what is on",
-    ),
-    "next_episode": (
-        "下一集",
-        "下一章",
-        "播放下一集",
-        "放下一集",
-        "听下一集",
-        "换下一集",
-        "下一回",
-        "next",
-        "next episode",
-        "next chapter",
-        "play the next episode",
-        "skip to the next episode",
-    ),
-    "previous_episode": (
-        "上一集",
-        "上一章",
-        "播放上一集",
-        "放上一集",
-        "听上一集",
-        "上一回",
-        "回到上一集",
-        "previous",
-        "previous episode",
-        "previous chapter",
-        "go back an episode",
-        "play the previous episode",
-    ),
-}
-
-_VOLUME_ZH = re.compile(
-    r"^(?:把)?(?:音量|声音)(?:调到|调成|设为|设成|设置为|调整到|到)?([零〇一二两三四五六七八九十百\d]+)(?:%|％)?$"
+_NUMBER = (
+    r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,4}|"
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|one hundred)"
 )
-_VOLUME_EN = re.compile(r"^(?:set |turn )?(?:the )?volume (?:to |at )?(\d{1,3})(?: ?%| percent)?$")
-
-_SLEEP_ZH = re.compile(
-    r"^(?:定时)?([零〇一二两三四五六七八九十百\d]+)分钟(?:后|以后|之后)(?:停止播放|停止|关掉|关闭|停|别放)$"
-)
-_SLEEP_EN = re.compile(
-    r"^(?:stop(?: playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer(?: for)?)"
-    r" (?:in |after |for )?(\d{1,3}) minutes?$"
-)
+_EN_VALUES = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "a hundred": 100, "one hundred": 100,
+}  # fmt: skip
 
 _DIGITS = {
     "零": 0,
@@ -195,6 +89,14 @@ def normalise(utterance: str) -> str:
     return text
 
 
+def number_value(text: str) -> int | None:
+    """The value of a number said: digits, a Chinese numeral up to 百, an English word."""
+    text = text.strip().lower()
+    if text in _EN_VALUES:
+        return _EN_VALUES[text]
+    return chinese_number(text)
+
+
 @dataclass(frozen=True)
 class FastMatch:
     """A fast-path hit: call `tool` with `arguments`."""
@@ -204,35 +106,78 @@ class FastMatch:
 
 
 class FastPath:
-    """Matches whole short utterances to tool calls; `enabled=False` matches nothing."""
+    """Matches whole short utterances to tool calls; `enabled=False` matches nothing.
+
+    `extra` adds phrases ``{tool name: (phrase, ...)}`` to those the tools bring.
+    """
 
     def __init__(self, *, enabled: bool = True, extra: dict[str, tuple[str, ...]] | None = None):
         self.enabled = enabled
+        self.extra = dict(extra or {})
+        self._key: tuple[Any, ...] | None = None
         self._phrases: dict[str, str] = {}
-        for tool, phrases in {**_COMMANDS, **(extra or {})}.items():
-            for phrase in phrases:
-                self._phrases[normalise(phrase) or phrase] = tool
+        self._patterns: list[tuple[re.Pattern[str], Any]] = []
 
-    def match(self, utterance: str, tools: Collection[str]) -> FastMatch | None:
-        """The tool call for `utterance` if it is a known command and the tool exists."""
+    def _build(self, tools: Sequence[Any]) -> None:
+        key = tuple((t.name, t.phrases, t.patterns) for t in tools)
+        if key == self._key:
+            return
+        self._key = key
+        self._phrases = {}
+        self._patterns = []
+        for tool in tools:
+            for phrase in (*tool.phrases, *self.extra.get(tool.name, ())):
+                self._phrases.setdefault(normalise(phrase) or phrase, tool.name)
+            for pattern in tool.patterns:
+                try:
+                    compiled = re.compile("^(?:" + pattern.replace("#", _NUMBER) + ")$")
+                except re.error as err:
+                    _LOGGER.warning("fast path: bad pattern of %s: %s", tool.name, err)
+                    continue
+                self._patterns.append((compiled, tool))
+
+    def match(self, utterance: str, tools: Sequence[Any]) -> FastMatch | None:
+        """The tool call for `utterance` if it is a whole known command of one of `tools`
+        (`Tool` objects: their `phrases` and `patterns`)."""
         if not self.enabled or len(utterance) > 40:
             return None
         text = normalise(utterance)
         if not text:
             return None
-        tool = self._phrases.get(text)
-        if tool is not None:
-            return FastMatch(tool) if tool in tools else None
-        if "sleep_timer" in tools:
-            sleep = _SLEEP_ZH.match(text) or _SLEEP_EN.match(text)
-            if sleep:
-                value = chinese_number(sleep.group(1))
-                if value is not None and 0 < value <= 600:
-                    return FastMatch("sleep_timer", {"minutes": value})
-        if "set_volume" in tools:
-            volume = _VOLUME_ZH.match(text) or _VOLUME_EN.match(text)
-            if volume:
-                value = chinese_number(volume.group(1))
-                if value is not None and 0 <= value <= 100:
-                    return FastMatch("set_volume", {"percent": value})
+        self._build(tools)
+        name = self._phrases.get(text)
+        if name is not None:
+            return FastMatch(name)
+        for pattern, tool in self._patterns:
+            found = pattern.match(text)
+            if found is None:
+                continue
+            arguments = _arguments(found.groupdict(), tool)
+            if arguments is not None:
+                return FastMatch(tool.name, arguments)
         return None
+
+
+def _arguments(groups: dict[str, str | None], tool: Any) -> dict[str, Any] | None:
+    """Arguments from a pattern's named groups, numbers parsed and checked against the
+    parameter's bounds; None when one is out of range."""
+    props = tool.parameters.get("properties", {}) or {}
+    out: dict[str, Any] = {}
+    for name, raw in groups.items():
+        if raw is None or name not in props:
+            continue
+        schema = props[name]
+        kinds = schema.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if "integer" in kinds or "number" in kinds:
+            value = number_value(raw)
+            if value is None:
+                return None
+            if "minimum" in schema and value < schema["minimum"]:
+                return None
+            if "maximum" in schema and value > schema["maximum"]:
+                return None
+            out[name] = value
+        else:
+            out[name] = raw
+    return out

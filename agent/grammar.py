@@ -10,9 +10,11 @@ or ``Thought: ...`` then ``Final Answer: <one line>``. Whitespace inside the JSO
 (at most one space), and the reply ends right after the object or the answer line, so a
 model under this grammar can neither invent an Observation nor run to its token limit.
 
-`Constraints` narrows argument values to those that can be right: an ``album_id`` only
-takes ids seen in earlier observations, a ``section``/``episode`` only numbers within the
-album's known range. The loop fills it from observations with `Constraints.observe`.
+`Constraints` narrows argument values by the role each parameter's schema names
+(``x-role``), never by a tool's name: an ``album-id`` only takes ids seen in the data of
+earlier results or the listener's context, an ``episode`` only a number the listener said
+(none said: it is left out), a ``title`` a span of the utterance or the library title it
+names. The loop fills it with `Constraints.quote`, `mention` and `learn`.
 GBNF is llama.cpp's grammar format (grammars/README.md in llama.cpp).
 """
 
@@ -20,165 +22,225 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .tools import Tool, ToolRegistry
 
-__all__ = ["Constraints", "build_grammar"]
+__all__ = ["Constraints", "build_grammar", "fold_text"]
 
 _MAX_ENUMERATED_RANGE = 400
-_ID_KEYS = ("album_id", "albumId", "id")
-_COUNT_KEYS = ("episodes", "episode_count", "total_episodes", "sections", "count", "total")
-_ID_TEXT = re.compile(
-    r"(?:album_id|专辑\s*ID|专辑编号|album id|\bid)\s*[:=：]\s*[\"'“]?([A-Za-z0-9_\-]{1,40})",
-    re.IGNORECASE,
+TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
+EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
+_STOP_WORDS = frozenset(
+    "the a an i me my of to and play book books story audiobook album episode chapter "
+    "书 本 集 的 我 你 他 它 这 那 有声书 故事 专辑 小说".split()
 )
-_COUNT_TEXT = re.compile(
-    r"共\s*(\d{1,5})\s*集|(\d{1,5})\s*(?:episodes|chapters|sections)\b|"
-    r"(?:episodes|episode_count|total_episodes)\s*[:=]\s*(\d{1,5})",
-    re.IGNORECASE,
-)
+"""Words never admitted as a title on their own (one Latin letter neither)."""
+
+
+def fold_text(text: str) -> str:
+    """The default folding: NFKC (full-width to half-width) and case (no script change)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _role(schema: dict[str, Any]) -> str | None:
+    role = schema.get("x-role")
+    return role if isinstance(role, str) else None
 
 
 @dataclass
 class Constraints:
-    """Argument values the grammar admits, learned from observations during a turn.
+    """Argument values the grammar admits, by parameter role, learned during a turn.
 
-    `choices` maps an argument name (e.g. ``album_id``) to the values seen so far;
-    `ranges` maps an integer argument name (e.g. ``section``) to an inclusive
-    ``(low, high)`` range. Empty means unconstrained.
+    `choices` maps a role (``title``, ``album-id``, ``episode``, ``page``) to the values
+    admitted so far: an empty list admits none (an optional argument of that role is then
+    left out, a tool requiring it is not offered); a role not in `choices` is free within
+    its schema's bounds. ``album-id`` starts empty: only ids seen in data are admitted.
+    `ranges` maps a role to an inclusive ``(low, high)`` range. `required` holds roles an
+    optional argument must be given for (a title the listener named). `names` maps each
+    album id seen to its title. `fold` is the text folding of the tools' title matcher
+    (NFKC, case, traditional→simplified), used to find titles named in the utterance.
     """
 
-    choices: dict[str, list[Any]] = field(default_factory=dict)
+    choices: dict[str, list[Any]] = field(default_factory=lambda: {ALBUM_ID: []})
     ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
-    id_arguments: tuple[str, ...] = ("album_id",)
-    range_arguments: tuple[str, ...] = ("section", "episode")
-    text_arguments: tuple[str, ...] = ("keyword",)
+    required: set[str] = field(default_factory=set)
     excluded: set[str] = field(default_factory=set)
+    names: dict[str, str] = field(default_factory=dict)
+    fold: Callable[[str], str] = fold_text
 
     def quote(self, utterance: str, *, max_chars: int = 60) -> None:
-        """Admit for the text arguments (``keyword``) only spans of `utterance`, and for
-        the range arguments (``section``) only 1 and the numbers it contains.
+        """Admit what the listener said: titles only as spans of `utterance` (no stop
+        word, one letter, number or episode phrase such as "第五集"), episodes only as the
+        numbers said (none said: the episode is left out), pages 1 and the numbers said.
 
-        A keyword must be words the listener said (or, through `observe`, a title an
-        observation named), so a small model cannot copy a title from the prompt's
-        examples or invent one. Chinese text gives every run of 1–12 characters, other
-        text every run of 1–6 words; an utterance longer than `max_chars` is left free.
+        Chinese text gives every run of 1–12 characters, other text every run of 1–6
+        words; an utterance longer than `max_chars` leaves titles free.
         """
         text = utterance.strip()
         if not text:
             return
-        numbers = sorted(set(_numbers(text)) or {1})
-        for name in self.range_arguments:
-            for number in numbers:
-                self.allow(name, number)
+        said = _numbers(text)
+        self.choices[EPISODE] = sorted(set(said))
+        self.choices[PAGE] = sorted({1, *said})
         if len(text) > max_chars:
+            self.choices.pop(TITLE, None)
             return
         for span in _spans(text):
-            for name in self.text_arguments:
-                self.allow(name, span)
+            if self._searchable(span):
+                self.allow(TITLE, span)
+        self.choices.setdefault(TITLE, [])
+
+    def _searchable(self, span: str) -> bool:
+        key = self.fold(span).strip()
+        squashed = _squash(key)
+        if not squashed or key in _STOP_WORDS or squashed.isdigit():
+            return False
+        if len(squashed) <= 1 and squashed.isascii():
+            return False
+        return not _EPISODE_PHRASE.search(key)
 
     def mention(self, titles: Iterable[str], utterance: str, *, numbers: bool = True) -> list[str]:
-        """Narrow the text arguments to the known `titles` the utterance names; returns them.
+        """Narrow the title role to the known `titles` the utterance names; returns them.
 
-        When the listener names an album of the library ("play 音乐 episode 2"), a keyword
-        is that title or a span of the utterance that contains it (the player also finds an
-        album whose title is inside the keyword), never a fragment such as "episode 2".
-        Titles are compared without case, spaces or punctuation. Names nothing: no change.
-        With `numbers` the range arguments take the numbers said outside the titles (an
-        observation, e.g. the status naming the current album, passes False).
+        A title is named at token boundaries after `fold`: a Chinese one of two characters
+        or more anywhere, a Latin one as whole words; of titles inside each other
+        ("水浒传" in "水浒传少儿版") only the longest counts. A named title must then be
+        given (`required`) and is the only title admitted. Names nothing: no change. With
+        `numbers` the episode role takes the numbers said outside the titles.
         """
-        said = _squash(utterance)
-        if not said:
-            return []
-        named = [t for t in dict.fromkeys(titles) if (key := _squash(t)) and key in said]
-        # A shorter title inside a longer named one ("三体" in "三体2") stays admissible.
+        named = [t for t in dict.fromkeys(titles) if _named(t, utterance, self.fold)]
+        keys = [_squash(self.fold(t)) for t in named]
+        named = [
+            t for t, k in zip(named, keys, strict=True) if not any(k != o and k in o for o in keys)
+        ]
         if not named:
             return []
-        keys = [_squash(t) for t in named]
-        # Numbers inside a title ("三国演义", "三体") are not episode numbers.
-        rest = utterance
+        rest = self.fold(utterance)
         for title in sorted(named, key=len, reverse=True):
-            rest = re.sub(re.escape(title), " ", rest, flags=re.IGNORECASE)
+            rest = re.sub(_title_pattern(self.fold(title)), " ", rest)
         if numbers:
-            said_numbers = sorted(set(_numbers(rest)) or {1})
-            for name in self.range_arguments:
-                self.choices[name] = list(said_numbers)
-        for name in self.text_arguments:
-            spans = [
-                v
-                for v in self.choices.get(name, [])
-                if isinstance(v, str) and any(k in _squash(v) for k in keys)
-            ]
-            self.choices[name] = list(dict.fromkeys([*named, *spans]))
+            said = _numbers(rest)
+            self.choices[EPISODE] = sorted(set(said))
+            self.choices[PAGE] = sorted({1, *said})
+        self.choices[TITLE] = list(named)
+        self.required.add(TITLE)
         return named
 
-    def allow(self, argument: str, value: Any) -> None:
-        """Admit `value` for `argument` (kept in first-seen order, without repeats)."""
-        values = self.choices.setdefault(argument, [])
+    def allow(self, role: str, value: Any) -> None:
+        """Admit `value` for `role` (kept in first-seen order, without repeats)."""
+        values = self.choices.setdefault(role, [])
         if value not in values:
             values.append(value)
 
-    def limit(self, argument: str, low: int, high: int) -> None:
-        """Admit only integers in ``low..high`` (inclusive) for `argument`."""
+    def limit(self, role: str, low: int, high: int) -> None:
+        """Admit only integers in ``low..high`` (inclusive) for `role`."""
         if high >= low:
-            self.ranges[argument] = (low, high)
+            self.ranges[role] = (low, high)
 
-    def observe(self, text: str) -> None:
-        """Learn album ids and episode counts from one observation text (JSON or prose).
+    def learn(self, data: Any, schema: dict[str, Any] | None) -> None:
+        """Learn from a result's data through its JSON Schema's roles: album ids (and the
+        title beside each), titles, and the page count of a search.
 
-        JSON keys ``album_id``/``id`` and counts such as ``episodes``/``episode_count``
-        are read, as are phrases like ``专辑ID: 123``, ``共100集`` or ``100 episodes``.
-        With one album id in the text and a count, that count becomes the range of the
-        range arguments (``section``, ``episode``).
+        Only fields whose schema names a role count; values of other fields and prose are
+        never read. A title seen becomes admissible unless the listener named one.
         """
-        ids: list[str] = []
-        counts: list[int] = []
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        if value is not None:
-            _walk(value, ids, counts)
-        for match in _ID_TEXT.finditer(text):
-            ids.append(match.group(1))
-        for match in _COUNT_TEXT.finditer(text):
-            number = next(g for g in match.groups() if g)
-            counts.append(int(number))
-        for album_id in ids:
-            for name in self.id_arguments:
-                self.allow(name, album_id)
-        if any(self.choices.get(name) for name in self.text_arguments):
-            for part in re.split(r"[,;:()\[\]{}\"'，。；：（）、\n]+", text):
-                part = part.strip()
-                if 0 < len(part) <= 30 and not part.isdigit():
-                    for name in self.text_arguments:
-                        self.allow(name, part)
-        if counts and len(set(ids)) <= 1:
-            for name in self.range_arguments:
-                self.limit(name, 1, max(counts))
+        if schema is None or data is None:
+            return
+        found: list[tuple[str, Any, dict[str, Any]]] = []
+        _walk(data, schema, found, {})
+        for role, value, siblings in found:
+            if role == ALBUM_ID and isinstance(value, str) and value:
+                self.allow(ALBUM_ID, value)
+                title = siblings.get(TITLE)
+                if isinstance(title, str) and title:
+                    self.names[value] = title
+            elif role == TITLE and isinstance(value, str) and value.strip():
+                if TITLE not in self.required and TITLE in self.choices:
+                    self.allow(TITLE, value)
+            elif role == PAGE_COUNT and isinstance(value, int) and value >= 1:
+                for page in range(1, min(value, 50) + 1):
+                    self.allow(PAGE, page)
 
     def admits(self, tool: Tool) -> bool:
-        """False when `tool` requires an id argument for which no value has been seen yet."""
+        """False when `tool` requires an argument whose role admits no value yet."""
         if tool.name in self.excluded:
             return False
-        required = set(tool.parameters.get("required", []))
-        return not any(
-            name in required and not self.choices.get(name) for name in self.id_arguments
-        )
+        props = tool.parameters.get("properties", {}) or {}
+        for name in tool.parameters.get("required", []):
+            role = _role(props.get(name, {}))
+            if role is not None and role in self.choices and not self.choices[role]:
+                return False
+        return True
 
     def copy(self) -> Constraints:
         """An independent copy."""
         return Constraints(
             choices={k: list(v) for k, v in self.choices.items()},
             ranges=dict(self.ranges),
-            id_arguments=self.id_arguments,
-            range_arguments=self.range_arguments,
-            text_arguments=self.text_arguments,
+            required=set(self.required),
             excluded=set(self.excluded),
+            names=dict(self.names),
+            fold=self.fold,
         )
+
+
+def _walk(
+    value: Any,
+    schema: dict[str, Any],
+    found: list[tuple[str, Any, dict[str, Any]]],
+    siblings: dict[str, Any],
+    depth: int = 0,
+) -> None:
+    """Collect (role, value, {sibling role: value}) from `value` following `schema`."""
+    if depth > 6 or not isinstance(schema, dict):
+        return
+    role = _role(schema)
+    if role is not None and not isinstance(value, (dict, list)):
+        found.append((role, value, siblings))
+        return
+    if isinstance(value, dict):
+        props = schema.get("properties", {}) or {}
+        own = {
+            r: value.get(k)
+            for k, sub in props.items()
+            if isinstance(sub, dict) and (r := _role(sub)) is not None
+        }
+        for key, item in value.items():
+            if key in props:
+                _walk(item, props[key], found, own, depth + 1)
+    elif isinstance(value, list):
+        items = schema.get("items", {})
+        for item in value[:50]:
+            _walk(item, items, found, siblings, depth + 1)
+
+
+def _title_pattern(folded_title: str) -> str:
+    """A regular expression finding a folded title in folded text at token boundaries."""
+    words = re.findall(r"[^\W_]+", folded_title)
+    if not words:
+        return re.escape(folded_title)
+    if _squash(folded_title).isascii():
+        return r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])"
+    return r"\s*".join(re.escape(ch) for ch in "".join(words))
+
+
+def _named(title: str, utterance: str, fold: Callable[[str], str]) -> bool:
+    """True when `utterance` names `title` (see `Constraints.mention`)."""
+    folded = fold(title)
+    core = _squash(folded)
+    if not core or (not core.isascii() and len(core) < 2):
+        return False
+    return re.search(_title_pattern(folded), fold(utterance)) is not None
+
+
+_EPISODE_PHRASE = re.compile(
+    r"第\s*[\d零〇一二两三四五六七八九十百]+\s*[集章回话]?|[\d零〇一二两三四五六七八九十百]+\s*[集章回]"
+    r"|\b(?:episode|chapter|part|section)\s+\w+"
+)
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
@@ -252,23 +314,6 @@ def _spans(text: str) -> list[str]:
     return list(seen)
 
 
-def _walk(value: Any, ids: list[str], counts: list[int], depth: int = 0) -> None:
-    if depth > 6:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in _ID_KEYS and isinstance(item, (str, int)) and not isinstance(item, bool):
-                ids.append(str(item))
-            elif key in _COUNT_KEYS and isinstance(item, int) and not isinstance(item, bool):
-                counts.append(item)
-            elif key in _COUNT_KEYS and isinstance(item, list):
-                counts.append(len(item))
-            _walk(item, ids, counts, depth + 1)
-    elif isinstance(value, list):
-        for item in value[:50]:
-            _walk(item, ids, counts, depth + 1)
-
-
 def _positive(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
@@ -298,14 +343,31 @@ class _Builder:
         self.rules[name] = body
         return name
 
+    def admissible(self, schema: dict[str, Any]) -> bool:
+        """False when the argument's role admits no value now (the key is left out)."""
+        role = _role(schema)
+        return (
+            role is None
+            or role not in self.constraints.choices
+            or bool(self.constraints.choices[role])
+        )
+
     def value(self, schema: dict[str, Any], argument: str) -> str:
         """A GBNF expression for one JSON value matching `schema`."""
-        choices = self.constraints.choices.get(argument)
+        role = _role(schema)
+        choices = self.constraints.choices.get(role) if role else None
         kinds = schema.get("type")
         kinds = kinds if isinstance(kinds, list) else ([kinds] if kinds else [])
         if choices:
             if "integer" in kinds or "number" in kinds:
-                literals = [str(int(c)) for c in choices if str(c).lstrip("-").isdigit()]
+                low, high = schema.get("minimum"), schema.get("maximum")
+                literals = [
+                    str(int(c))
+                    for c in choices
+                    if str(c).lstrip("-").isdigit()
+                    and (low is None or int(c) >= low)
+                    and (high is None or int(c) <= high)
+                ]
             else:
                 literals = [json.dumps(str(c), ensure_ascii=False) for c in choices]
             if literals:
@@ -323,6 +385,8 @@ class _Builder:
             return "(" + " | ".join(self.value(o, argument) for o in options) + ")"
         if not kinds:
             return "json-value"
+        if len(kinds) > 1 and "null" in kinds:
+            kinds = [k for k in kinds if k != "null"]  # leave the key out instead
         parts = []
         for kind in kinds:
             if kind == "integer":
@@ -343,7 +407,8 @@ class _Builder:
         return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
     def integer(self, schema: dict[str, Any], argument: str) -> str:
-        known = self.constraints.ranges.get(argument)
+        role = _role(schema)
+        known = self.constraints.ranges.get(role) if role else None
         low = schema.get("minimum")
         high = schema.get("maximum")
         if known is not None:
@@ -369,7 +434,12 @@ class _Builder:
     def obj(self, schema: dict[str, Any], prefix: str) -> str:
         """A rule for a JSON object with `schema`'s properties in schema order."""
         props: dict[str, Any] = schema.get("properties", {}) or {}
-        required = [k for k in props if k in set(schema.get("required", []))]
+        forced = set(schema.get("required", []))
+        if not any(_role(p) == ALBUM_ID for p in props.values()):
+            # A title the listener named must be given (not where an id says the album).
+            forced |= {k for k, p in props.items() if _role(p) in self.constraints.required}
+        props = {k: p for k, p in props.items() if k in forced or self.admissible(p)}
+        required = [k for k in props if k in forced]
         optional = [k for k in props if k not in set(required)]
         if not props:
             if schema.get("additionalProperties", True) is False or "properties" in schema:

@@ -9,21 +9,23 @@ nor for a tool's failure; it always ends with something sensible to say.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .errors import CircuitOpen, FormatError, ModelError
+from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
-from .grammar import Constraints, build_grammar
-from .intent import asks_only, narrow
+from .grammar import Constraints, build_grammar, fold_text
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
-from .prompt import neutralise_labels, observation_message, render_system_prompt
+from .prompt import observation_message, render_system_prompt, user_message
 from .tools import ToolRegistry, ToolResult
+from .transcript import clean_transcript
 from .turn import Step, StepKind, TurnResult, short_text
 
 _LOGGER = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ _TEXT = {
         "empty": "我没听清，请再说一遍。",
         "rounds": "抱歉，这件事我没能办好，请换个说法再试一次。",
         "model": "抱歉，我现在想不出来，请稍后再试。",
+        "unavailable": "抱歉，语言模型不可用，我只能听懂暂停、继续、下一集这样的简单命令。",
         "format": "Format error: {reason}。请严格按格式回复：Thought 一行，然后 Action 和 Action Input，或者 Final Answer。",
         "ok": "好的。",
     },
@@ -45,6 +48,8 @@ _TEXT = {
         "empty": "Sorry, I didn't catch that. Please say it again.",
         "rounds": "Sorry, I couldn't get that done. Please try saying it another way.",
         "model": "Sorry, I can't think right now. Please try again later.",
+        "unavailable": "Sorry, the language model is not available; I only understand short "
+        "commands such as pause, resume or next episode.",
         "format": "Format error: {reason}. Reply with one Thought line, then Action and Action Input, or Final Answer.",
         "ok": "OK.",
     },
@@ -52,26 +57,22 @@ _TEXT = {
 
 
 def _spoken(result: ToolResult, language: str) -> str:
-    """A sentence to speak from a tool result (its ``message`` field when it is JSON)."""
-    text = result.text.strip()
-    if not result.ok:
-        # "Error: search_and_play failed: 没有找到…" -> the tool's own (speakable) message.
-        text = text.removeprefix("Error: ")
-        text = text.removeprefix(f"{result.name} failed: ").strip()
-        if not text or text.startswith(("unknown tool", "Action Input", "invalid arguments")):
-            return _TEXT[language]["rounds"]  # the framework's words, not the tool's
-        return text
-    if text.startswith(("{", "[")):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            for key in ("message", "msg", "text", "status"):
-                if isinstance(value.get(key), str) and value[key]:
-                    return value[key]
-        return _TEXT[language]["ok"]
-    return text.removeprefix("Error: ") or _TEXT[language]["ok"]
+    """A sentence to speak from a tool result: its ``message``, or the tool's own error."""
+    if result.ok:
+        return result.message or _TEXT[language]["ok"]
+    text = result.spoken()
+    if not text or text.startswith(("unknown tool", "Action Input", "invalid arguments")):
+        return _TEXT[language]["rounds"]  # the framework's words, not the tool's
+    return text
+
+
+def _without_ids(answer: str, names: dict[str, str]) -> str:
+    """`answer` with every album id seen this turn replaced by its title (or dropped)."""
+    for album_id in sorted(names, key=len, reverse=True):
+        if album_id in answer:
+            answer = answer.replace(album_id, names[album_id] or "")
+    answer = re.sub(r"[（(]\s*(?:id|ID)?\s*[:：]?\s*[)）]", "", answer)
+    return re.sub(r"\s{2,}", " ", answer).strip()
 
 
 StepCallback = Callable[[Step], Any]
@@ -88,7 +89,10 @@ class Agent:
     each turn; `system_prompt` replaces the rendered one; `catalog` returns the album
     titles of the library (e.g. ``player.titles``): up to `catalog_size` of them are listed
     in the system prompt, and a title named in the utterance becomes the only admissible
-    keyword (with the utterance's spans that contain it); without it, `registry.catalog`.
+    title; `context(utterance)` returns the listener's context (a dict with a ``message``
+    line and data whose fields carry roles, e.g. ``player.listener_context``), put in the
+    user turn before the utterance; `fold(text)` is the title matcher's text folding.
+    Without them, `registry.catalog`, `registry.context` and `registry.fold`.
     """
 
     def __init__(
@@ -107,6 +111,8 @@ class Agent:
         system_prompt: str | None = None,
         catalog: Callable[[], list[str]] | None = None,
         catalog_size: int = 30,
+        context: Callable[[str], Any] | None = None,
+        fold: Callable[[str], str] | None = None,
     ) -> None:
         if language not in _TEXT:
             raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
@@ -127,6 +133,8 @@ class Agent:
         self._system_override = system_prompt
         self.catalog = catalog if catalog is not None else getattr(registry, "catalog", None)
         self.catalog_size = catalog_size
+        self.context = context if context is not None else getattr(registry, "context", None)
+        self.fold = fold or getattr(registry, "fold", None) or fold_text
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], str] | None = None
         self._injections: deque[str] = deque()
@@ -160,8 +168,9 @@ class Agent:
         """Evaluate the system prompt into the model's KV cache now (e.g. at start-up), so
         the first turn does not pay for it; a no-op for models without a cache."""
         warm = getattr(self.model, "warm", None)
-        if warm is not None:
-            self.titles()
+        if warm is None:
+            return
+        self.titles()
         await warm([{"role": "system", "content": self.system_prompt()}])
 
     def inject(self, text: str) -> None:
@@ -258,19 +267,28 @@ class Agent:
         if len(utterance) > MAX_UTTERANCE_CHARS:
             turn.error = f"utterance cut from {len(utterance)} to {MAX_UTTERANCE_CHARS} characters"
             utterance = utterance[:MAX_UTTERANCE_CHARS]
+        utterance = clean_transcript(utterance)
         if await self._fast(turn, utterance, cancel, on_step):
             return
         start_turn(self.model)
         titles = self.titles()
+        constraints = Constraints(fold=self.fold)
+        constraints.quote(utterance)
+        constraints.mention(titles, utterance)
+        context_line, context_data = await self._context(utterance)
+        if context_data is not None:
+            constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
         messages: list[dict[str, str]] = [
             {"role": "system", "content": self.system_prompt()},
-            {"role": "user", "content": neutralise_labels(utterance)},
+            {
+                "role": "user",
+                "content": user_message(utterance, context_line, language=self.language),
+            },
         ]
-        constraints = Constraints()
-        constraints.quote(utterance)
-        status_first = narrow(constraints, self.registry.tools(), utterance, titles)
-        # "How many episodes has this book": the status, then a search; no answer before.
-        tool_rounds = (2 if asks_only(utterance) else 1) if status_first else 0
+        # Digits in the answer only when data gave numbers (or the listener said some).
+        numbers_known = bool(context_data and len(context_data) > 1) or any(
+            c.isdigit() for c in utterance
+        )
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
@@ -280,7 +298,7 @@ class Agent:
         # so they leave the grammar (calls with arguments are caught when repeated).
         done: set[str] = set()
         empty_replies = 0
-        for round_index in range(self.max_rounds):
+        for _ in range(self.max_rounds):
             if cancel.is_set():
                 turn.cancelled = True
                 return
@@ -292,15 +310,12 @@ class Agent:
                 usable = [
                     t for t in self.registry.tools() if constraints.admits(t) and t.name not in done
                 ]
-                if status_first and round_index == 0:
-                    usable = [t for t in usable if t.name == "get_status"] or usable
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
-                    allow_final=round_index >= tool_rounds,
                     # Only an answer is possible: keep the Thought short so it fits.
                     thought_chars=160 if usable else 40,
-                    answer_digits=bool(succeeded) or any(c.isdigit() for c in utterance),
+                    answer_digits=bool(succeeded) or numbers_known,
                 )
             step_start = time.perf_counter()
             try:
@@ -321,7 +336,8 @@ class Agent:
                 step.ms["model"] = (time.perf_counter() - step_start) * 1000.0
                 self._record(turn, step, on_step)
                 turn.error = f"model failed: {reason}"
-                turn.answer = _spoken(last_ok, self.language) if last_ok else text["model"]
+                fallback = text["unavailable" if isinstance(exc, ModelUnavailable) else "model"]
+                turn.answer = _spoken(last_ok, self.language) if last_ok else fallback
                 if isinstance(exc, CircuitOpen) and not last_ok:
                     turn.answer = exc.sentence(self.language)
                 return
@@ -373,9 +389,9 @@ class Agent:
                 ok_reporter(completion.backend)
             step.thought = reply.thought
             if not isinstance(reply, Action):
-                step.answer = reply.answer
+                step.answer = _without_ids(reply.answer, constraints.names)
                 self._record(turn, step, on_step)
-                turn.answer = reply.answer
+                turn.answer = step.answer or text["ok"]
                 return
             step.kind = StepKind.ACTION
             step.action = reply.tool
@@ -419,10 +435,8 @@ class Agent:
                 succeeded[call_key] = result
                 succeeded[_call_key(reply.tool, result.arguments)] = result
                 last_ok = result
-                constraints.observe(result.text)
-                if status_first and reply.tool == "get_status":
-                    # The status names the book meant by "this book": it is the keyword.
-                    constraints.mention(titles, result.text, numbers=False)
+                if called is not None:
+                    constraints.learn(result.data, called.output_schema)
             else:
                 failed[call_key] = result
                 failed[_call_key(reply.tool, result.arguments)] = result
@@ -437,10 +451,25 @@ class Agent:
             turn.error = f"no Final Answer after {self.max_rounds} rounds"
         turn.answer = _spoken(last_ok, self.language) if last_ok else text["rounds"]
 
+    async def _context(self, utterance: str) -> tuple[str, dict[str, Any] | None]:
+        """(context line for the user turn, its data) from `context`; ("", None) without."""
+        if self.context is None:
+            return "", None
+        try:
+            value = self.context(utterance)
+            if inspect.isawaitable(value):
+                value = await asyncio.wait_for(value, 2.0)
+        except Exception as exc:  # the turn goes on without the context
+            _LOGGER.warning("listener context unavailable: %s", exc)
+            return "", None
+        if isinstance(value, dict):
+            return str(value.get("message", "")), value
+        return str(value or ""), None
+
     async def _fast(
         self, turn: TurnResult, utterance: str, cancel: asyncio.Event, on_step: StepCallback | None
     ) -> bool:
-        hit = self.fast_path.match(utterance, self.registry.names())
+        hit = self.fast_path.match(utterance, self.registry.tools())
         if hit is None:
             return False
         start = time.perf_counter()
@@ -474,6 +503,7 @@ class Agent:
             correction = self._injections.popleft()
             if constraints is not None:
                 constraints.quote(correction)
+                constraints.mention(self._titles, correction)
             content = observation_message(correction, language=self.language, injected=True)
             if messages[-1]["role"] == "user":
                 messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + content}

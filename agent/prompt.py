@@ -1,9 +1,10 @@
 """System prompts and chat messages for the ReAct loop, in Chinese or English.
 
-The templates, the when-to-use hints for the audiobook tools and the short examples are
-package data under ``agent/prompts/``. Examples are only included when every tool they use
-is registered, and they use no placeholder values (no ``"123"`` album ids) that a small
-model could copy.
+The templates are package data under ``agent/prompts/``. Each tool brings its own
+when-to-use hint (zh/en) and examples (`Tool.hints`, `Tool.examples`); an example is only
+included when every tool it uses is registered. The two examples here use no tool: a
+question the listener's context answers, and one no tool can answer. The user message
+carries the listener's context line, then the utterance (`user_message`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,27 @@ __all__ = [
     "render_system_prompt",
     "render_titles",
     "render_tool_line",
+    "user_message",
 ]
+
+_GENERAL_EXAMPLES = {
+    "zh": [
+        "（播放器：正在播放 聊斋 第3集（共40集），2分05秒）\n用户：这本书一共几集\n"
+        "Thought: 播放器状态里写着共40集。\nFinal Answer: 聊斋一共40集，现在在听第3集。",
+        "（播放器：没有在播放）\n用户：明天会下雨吗\nThought: 这和听书无关，没有工具能查天气。\n"
+        "Final Answer: 抱歉，我只会帮你听有声书，查不了天气。",
+    ],
+    "en": [
+        "(Player: playing Dracula, episode 3 of 27, at 2:05)\nListener: how many episodes does "
+        "this book have\nThought: The player's state says 27.\nFinal Answer: Dracula has 27 "
+        "episodes; you are on episode 3.",
+        "(Player: nothing playing)\nListener: will it rain tomorrow\nThought: Not about "
+        "audiobooks; no tool can tell the weather.\nFinal Answer: Sorry, I can only play "
+        "audiobooks; I can't check the weather.",
+    ],
+}
+_CONTEXT = {"zh": "（播放器：{context}）", "en": "(Player: {context})"}
+_SPEAKER = {"zh": "用户：", "en": "Listener: "}
 
 LANGUAGES = ("zh", "en")
 
@@ -37,16 +58,6 @@ _LABEL = re.compile(
 @cache
 def _resource(name: str) -> str:
     return resources.files("agent").joinpath("prompts", name).read_text(encoding="utf-8")
-
-
-@cache
-def _hints() -> dict[str, dict[str, str]]:
-    return json.loads(_resource("tool_hints.json"))
-
-
-@cache
-def _examples() -> dict[str, list[dict[str, Any]]]:
-    return json.loads(_resource("examples.json"))
 
 
 def _check_language(language: str) -> str:
@@ -67,8 +78,7 @@ def _type_name(schema: dict[str, Any]) -> str:
 def render_tool_line(tool: Tool, language: str = "zh") -> str:
     """One line for the prompt: ``- name(arg: type, opt: type = default): when to use it``.
 
-    The when-to-use text is the built-in hint for known audiobook tools, else the tool's
-    own description.
+    The when-to-use text is the tool's own hint in `language`, else its description.
     """
     props = tool.parameters.get("properties", {}) or {}
     required = set(tool.parameters.get("required", []))
@@ -80,10 +90,7 @@ def render_tool_line(tool: Tool, language: str = "zh") -> str:
         elif name not in required:
             text += "（可选）" if language == "zh" else " (optional)"
         args.append(text)
-    hint = _hints().get(language, {}).get(tool.name) or tool.description or tool.name
-    if tool.description and hint != tool.description and language == "en":
-        hint = f"{tool.description} {hint}"
-    return f"- {tool.name}({', '.join(args)}): {hint}"
+    return f"- {tool.name}({', '.join(args)}): {tool.hint(language)}"
 
 
 def render_system_prompt(
@@ -105,8 +112,12 @@ def render_system_prompt(
     names = {t.name for t in tool_list}
     lines = "\n".join(render_tool_line(t, language) for t in tool_list)
     examples = [
-        example["text"] for example in _examples()[language] if set(example["tools"]) <= names
+        example[language]
+        for tool in tool_list
+        for example in tool.examples
+        if example.get(language) and set(example.get("tools", [tool.name])) <= names
     ]
+    examples.extend(_GENERAL_EXAMPLES[language])
     template = string.Template(_resource(f"system.{language}.txt"))
     text = template.safe_substitute(tools=lines, examples="\n\n".join(examples))
     if extra:
@@ -121,6 +132,14 @@ def render_titles(titles: Sequence[str], language: str = "zh") -> str:
     label = "书库里的专辑：" if language == "zh" else "Albums in the library: "
     sep = "、" if language == "zh" else "; "
     return "\n" + label + sep.join(t.replace("\n", " ") for t in titles) + "\n"
+
+
+def user_message(utterance: str, context: str = "", *, language: str = "zh") -> str:
+    """The user turn: the listener's context line (what plays, bookmarks), then the
+    utterance with its ReAct labels defused (`neutralise_labels`)."""
+    _check_language(language)
+    line = _CONTEXT[language].format(context=neutralise_labels(context.strip() or "-"))
+    return f"{line}\n{_SPEAKER[language]}{neutralise_labels(utterance)}"
 
 
 def neutralise_labels(text: str) -> str:

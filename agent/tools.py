@@ -7,7 +7,18 @@ A tool is any sync or async function with type hints and a docstring::
 
 `tool_from_function` derives the name (``__name__``), the description (the docstring's
 first paragraph) and a JSON Schema (draft 2020-12) of the arguments from the signature:
-types, defaults and which arguments are required. `ToolRegistry.call` validates the
+types, defaults and which arguments are required; ``Annotated`` extras such as
+``{"x-role": "album-id", "minimum": 1}`` join a parameter's schema. What the tool says
+about itself is read from attributes of the function (any of them may be missing):
+
+- ``tool_return_direct`` (bool): a successful result ends the turn, its message spoken;
+- ``tool_hints`` (``{"zh": ..., "en": ...}``): when to use it, for the prompt;
+- ``tool_examples`` (``[{"zh", "en", "tools"}]``): ReAct snippets for the prompt;
+- ``tool_output_schema``: the JSON Schema of its result, whose fields carry roles too;
+- ``tool_phrases`` / ``tool_patterns``: whole commands for the fast path.
+
+A tool may return a dict with a speakable ``message`` and data: the model sees the dict
+as compact JSON, the listener hears the message. `ToolRegistry.call` validates the
 arguments with jsonschema, runs the tool with a timeout and turns every failure into a
 `ToolResult` with ``ok=False`` and a short text the model can act on, never an exception.
 """
@@ -67,6 +78,20 @@ class Tool:
     func: Callable[..., Any] = field(repr=False, compare=False)
     return_direct: bool = False
     timeout: float | None = None
+    hints: dict[str, str] = field(default_factory=dict, compare=False)
+    examples: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+    output_schema: dict[str, Any] | None = field(default=None, compare=False)
+    phrases: tuple[str, ...] = field(default=(), compare=False)
+    patterns: tuple[str, ...] = field(default=(), compare=False)
+
+    def hint(self, language: str) -> str:
+        """When to use the tool, in `language` ("zh"/"en"), else its description."""
+        return self.hints.get(language) or self.description or self.name
+
+    def roles(self) -> dict[str, str]:
+        """{argument: role} for the arguments whose schema names an ``x-role``."""
+        props = self.parameters.get("properties", {}) or {}
+        return {k: v["x-role"] for k, v in props.items() if isinstance(v.get("x-role"), str)}
 
     def spec(self) -> dict[str, Any]:
         """The tool as ``{"name", "description", "parameters"}`` (the MCP/OpenAI shape)."""
@@ -86,6 +111,16 @@ class ToolResult:
     text: str
     elapsed_ms: float
     return_direct: bool = False
+    data: dict[str, Any] | None = None
+    message: str = ""
+
+    def spoken(self) -> str:
+        """The sentence for the listener: the result's ``message``, the error without its
+        framework prefix, or the plain text; "" when there is nothing speakable."""
+        if self.message:
+            return self.message
+        text = self.text.strip().removeprefix("Error: ")
+        return text.removeprefix(f"{self.name} failed: ").strip()
 
 
 def tool_from_function(
@@ -107,13 +142,25 @@ def tool_from_function(
     if not tool_name:
         raise ValueError(f"cannot name tool for {func!r}; pass name=")
     description, _ = docstring_parts(func)
+    target = getattr(func, "func", func)  # functools.partial
+
+    def meta(key: str, default: Any) -> Any:
+        return getattr(func, key, getattr(target, key, default))
+
+    hints = meta("tool_hints", {}) or {}
+    output = meta("tool_output_schema", None)
     return Tool(
         name=tool_name,
         description=description,
         parameters=schema_from_signature(func),
         func=func,
-        return_direct=return_direct,
+        return_direct=return_direct or bool(meta("tool_return_direct", False)),
         timeout=timeout,
+        hints={str(k): str(v) for k, v in dict(hints).items() if v},
+        examples=tuple(meta("tool_examples", ()) or ()),
+        output_schema=output if isinstance(output, dict) else None,
+        phrases=tuple(meta("tool_phrases", ()) or ()),
+        patterns=tuple(meta("tool_patterns", ()) or ()),
     )
 
 
@@ -134,6 +181,13 @@ def result_text(value: Any) -> str:
         except (TypeError, ValueError):
             pass
     return str(value)
+
+
+def result_data(value: Any) -> dict[str, Any] | None:
+    """A tool's return value as a dict (dataclasses included), or None for other values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    return value if isinstance(value, dict) else None
 
 
 def _failed_value(value: Any) -> bool:
@@ -203,7 +257,9 @@ class ToolRegistry:
     `version` grows by one on every `add`/`remove`; `subscribe` callbacks (no arguments)
     run after every change, so grammars and prompts built from the registry can be rebuilt.
     `catalog`, when set, returns the album titles the tools work on (e.g. ``player.titles``);
-    an `Agent` given no catalog of its own uses it.
+    `context(utterance)` returns the listener's context as a result dict (``message`` plus
+    role-tagged data: what plays, bookmarks of albums named); `fold(text)` is the text
+    folding the tools' title matcher uses. An `Agent` given none of its own uses these.
     """
 
     def __init__(
@@ -213,8 +269,12 @@ class ToolRegistry:
         default_timeout: float = DEFAULT_TIMEOUT,
         max_observation_chars: int = DEFAULT_MAX_OBSERVATION_CHARS,
         catalog: Callable[[], list[str]] | None = None,
+        context: Callable[[str], dict[str, Any]] | None = None,
+        fold: Callable[[str], str] | None = None,
     ) -> None:
         self.catalog = catalog
+        self.context = context
+        self.fold = fold
         self.default_timeout = default_timeout
         self.max_observation_chars = max_observation_chars
         self.version = 0
@@ -348,12 +408,17 @@ class ToolRegistry:
         raw_args = arguments if isinstance(arguments, dict) else {}
         ok = False
         return_direct = False
+        data: dict[str, Any] | None = None
+        message = ""
         try:
             args = self.validate(name, arguments)
             raw_args = args
             assert tool is not None
             limit = tool.timeout if tool.timeout is not None else self.default_timeout
             value = await asyncio.wait_for(self._invoke(tool, args), timeout=limit)
+            data = result_data(value)
+            if data is not None and isinstance(data.get("message"), str):
+                message = data["message"].strip()
             text = result_text(value)
             ok = not _failed_value(value)
             return_direct = tool.return_direct and ok
@@ -385,6 +450,8 @@ class ToolRegistry:
             text=text,
             elapsed_ms=elapsed,
             return_direct=return_direct,
+            data=data,
+            message=message,
         )
 
     @staticmethod

@@ -553,14 +553,15 @@ class App:
         return {"ok": True}
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Call one tool of the registry: ``{"ok", "text", "elapsed_ms"}``, or ``{"ok":
+        """Call one tool of the registry: ``{"ok", "text", "elapsed_ms", "message", "data"}``, or ``{"ok":
         False, "error"}`` when there is no such tool."""
         registry = self.registry
         if registry is None or registry.get(name) is None:
             known = ", ".join(registry.names()) if registry is not None else "-"
             return {"ok": False, "error": say("no_tool", self.language, name=name, known=known)}
         result = await registry.call(name, arguments, caller="control")
-        return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms}
+        return {"ok": result.ok, "text": result.text, "elapsed_ms": result.elapsed_ms,
+                "message": result.message, "data": result.data}  # fmt: skip
 
     # -- shutdown ------------------------------------------------------------------------
 

@@ -94,7 +94,9 @@ def cmd_tool(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     if not isinstance(arguments, dict):
         print("xiaoting tool: arguments must be a JSON object", file=sys.stderr)
         return 2
-    return asyncio.run(commands.call_tool(cfg, args.name, arguments, wait=args.wait))
+    return asyncio.run(
+        commands.call_tool(cfg, args.name, arguments, wait=args.wait, as_json=args.json)
+    )
 
 
 def cmd_status(args: argparse.Namespace, cfg: config_mod.Config) -> int:
@@ -387,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?")
     p.add_argument("arguments", nargs="?", default="{}")
     p.add_argument("--list", action="store_true", help="list the tools and their parameters")
+    p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument(
         "--wait",
         type=float,

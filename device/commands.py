@@ -268,10 +268,28 @@ async def ask(
     return 0
 
 
+def _print_result(reply: dict[str, Any], as_json: bool) -> None:
+    """The spoken message (or the error), or with `as_json` the structured result."""
+    if as_json:
+        data = reply.get("data")
+        if data is None:
+            data = {"ok": bool(reply.get("ok")), "message": reply.get("message") or "",
+                    "text": reply.get("text") or reply.get("error", "")}  # fmt: skip
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(reply.get("message") or reply.get("text") or reply.get("error", ""))
+
+
 async def call_tool(
-    config: Config, name: str, arguments: dict[str, Any], *, wait: float = 0.0
+    config: Config,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    wait: float = 0.0,
+    as_json: bool = False,
 ) -> int:
-    """Call one tool (on the service if it runs); prints the observation. 0 when ok."""
+    """Call one tool (on the service if it runs); prints its message, or with `as_json`
+    its structured result. 0 when ok."""
     try:
         reply = await _service_request(
             config, {"cmd": "tool", "name": name, "arguments": arguments}
@@ -280,7 +298,7 @@ async def call_tool(
         print(f"xiaoting tool: {err}", file=sys.stderr)
         return 1
     if reply is not None:
-        print(reply.get("text") or reply.get("error", ""))
+        _print_result(reply, as_json)
         return 0 if reply.get("ok") else 1
     async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
         registry = rt.registry
@@ -292,7 +310,10 @@ async def call_tool(
             )
             return 2
         result = await registry.call(name, arguments, caller="cli")
-        print(result.text)
+        _print_result(
+            {"ok": result.ok, "text": result.text, "data": result.data, "message": result.message},
+            as_json,
+        )
         await _wait_playing(rt, wait)
     return 0 if result.ok else 1
 

@@ -48,6 +48,7 @@ class AudioConfig:
     capture_gain: float = field(default=1.0, metadata=_range(0.0, 32.0))
     duck_volume: float = field(default=0.0, metadata=_range(0.0, 1.0))
     volume_percent: int = field(default=80, metadata=_range(0, 100))
+    max_volume_percent: int = field(default=100, metadata=_range(0, 100))
 
 
 @dataclass(frozen=True)

@@ -123,17 +123,49 @@ def llm_model_path(config: Config) -> Path:
     return config.path("models_dir") / (name if name.endswith(".gguf") else f"{name}.gguf")
 
 
-class NoModelAgent:
-    """Stands in when neither a local model file nor a remote key exists: says so."""
+class UnavailableModel:
+    """A chat model that is not there: every `complete` raises ModelUnavailable."""
 
-    def __init__(self, language: str, reason: str) -> None:
+    name = "none"
+    supports_grammar = False
+    n_ctx: int | None = None
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def complete(self, messages: Any, **_: Any) -> Any:
+        """Raise ModelUnavailable with the reason (no model file, no key)."""
+        from agent.errors import ModelUnavailable
+
+        raise ModelUnavailable(self.reason)
+
+
+class NoModelAgent:
+    """Stands in when neither a local model file nor a remote key exists.
+
+    With a `registry`, short commands still work through the fast path ("暂停", "大声点",
+    "下一集"); anything else is answered with one sentence saying the model is missing.
+    """
+
+    def __init__(self, language: str, reason: str, registry: Any = None, **options: Any) -> None:
         self.answer = (
             "语言模型不可用。" if language == "zh" else "The language model is not available."
         )
         self.reason = reason
+        self.registry = registry
+        self._agent = None
+        if registry is not None:
+            from agent.loop import Agent
+
+            self._agent = Agent(
+                registry, UnavailableModel(reason), language=language, grammar=False, **options
+            )
+        self.trace = getattr(self._agent, "trace", None)
 
     async def run(self, utterance: str, *, cancel: Any = None, on_step: Any = None) -> Any:
-        """Answer that no model is available (the reason is in `error`)."""
+        """The fast path's answer, or one saying no model is available."""
+        if self._agent is not None:
+            return await self._agent.run(utterance, cancel=cancel, on_step=on_step)
         from types import SimpleNamespace
 
         return SimpleNamespace(
@@ -237,8 +269,15 @@ async def default_agent(
             breaker_seconds=config.remote.breaker_seconds,
         )
     except ValueError as err:
-        _LOGGER.warning("no language model: %s", err)
-        return NoModelAgent(config.language, str(err)), backends
+        _LOGGER.warning("no language model (short commands still work): %s", err)
+        agent = NoModelAgent(
+            config.language,
+            str(err),
+            registry,
+            fast_path=llm.fast_path,
+            trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
+        )
+        return agent, backends
     agent = Agent(
         registry,
         model,
@@ -371,7 +410,6 @@ async def build(
             period_frames=audio.period_frames,
         ),
         period_frames=audio.period_frames,
-        volume=audio.volume_percent / 100,
         duck_volume=audio.duck_volume,
     )
     mixer.start()
@@ -469,29 +507,14 @@ async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
             bookmark_interval=lib.bookmark_interval,
             prefetch_next=lib.prefetch_next,
             language=config.language,
+            volume_percent=config.audio.volume_percent,
+            max_volume_percent=config.audio.max_volume_percent,
         )
         await player.start()
     except Exception as err:
         _LOGGER.warning("book player unavailable: %s", err)
         return None
     return player
-
-
-# Playback commands whose result is itself the answer ("正在播放 西游记 第2集"): the turn
-# ends with the tool's observation instead of a second model step.
-RETURN_DIRECT_TOOLS = frozenset(
-    {
-        "search_and_play",
-        "pause",
-        "resume",
-        "stop",
-        "next_episode",
-        "previous_episode",
-        "seek",
-        "set_volume",
-        "sleep_timer",
-    }
-)
 
 
 def _make_registry(config: Config, player: Any) -> Any:
@@ -503,9 +526,12 @@ def _make_registry(config: Config, player: Any) -> Any:
     )
     if player is not None and hasattr(player, "tools"):
         for func in player.tools():
-            registry.add(func, return_direct=func.__name__ in RETURN_DIRECT_TOOLS)
-    # The agent lists these album titles in its prompt and admits them as keywords.
+            registry.add(func)  # return-direct, hints and roles travel with the function
+    # The agent lists these album titles in its prompt and admits them as keywords; the
+    # listener's context (what plays, bookmarks of named albums) comes with every turn.
     registry.catalog = getattr(player, "titles", None)
+    registry.context = getattr(player, "listener_context", None)
+    registry.fold = getattr(player, "fold", None)
     return registry
 
 

@@ -67,7 +67,10 @@ class Player(PlayerTools):
 
     ``Player(*, library_paths, cache_dir, state_dir, sink, feeds=(), librivox_url=None,
     json_sources=(), sources=(), cache_max_bytes=2 GiB, bookmark_interval=5.0 s,
-    prefetch_next=True, language="zh", page_size=5, download_retries=3, source_timeout=8.0 s)``.
+    prefetch_next=True, language="zh", page_size=5, download_retries=3, source_timeout=8.0 s,
+    volume_percent=100, max_volume_percent=100)``. `volume_percent` is the book volume of
+    the first start; a volume set later is remembered across restarts; every way of
+    setting it is capped at `max_volume_percent`.
     `json_sources` items are `JsonSourceSpec`s, dicts or config objects with the same field
     names; `sources` adds any other `CatalogSource`. Call `await start()` before use and
     `await close()` at exit (it saves the bookmark; the sink is the caller's to close).
@@ -94,6 +97,8 @@ class Player(PlayerTools):
         opener: Opener | None = None,
         source_timeout: float = 8.0,
         free_space: Callable[[Path], int] | None = None,
+        volume_percent: int = 100,
+        max_volume_percent: int = 100,
     ) -> None:
         """See the class docstring; `opener(path, mode)` opens partial download files."""
         self.language = "en" if language == "en" else "zh"
@@ -135,7 +140,8 @@ class Player(PlayerTools):
             **({"free_space": free_space} if free_space is not None else {}),
         )
         self.state = PlayerState.IDLE
-        self.volume = 1.0
+        self.max_volume_percent = max(0, min(100, int(max_volume_percent)))
+        self.volume = self._initial_volume(volume_percent) / 100
         self.now: NowPlaying | None = None
         self.pending: PendingPlay | None = None
         self.last_error = ""
@@ -148,6 +154,19 @@ class Player(PlayerTools):
         self._closed = False
         self._loading: Playback | None = None
         self._stopped: Playback | None = None  # the last worker stopped, maybe still finishing
+
+    def _initial_volume(self, configured: int) -> int:
+        """The remembered volume (percent), else `configured`, capped at the maximum."""
+        try:
+            stored = self.store.setting("volume")
+            percent = int(stored) if stored is not None else int(configured)
+        except ValueError:
+            percent = int(configured)
+        return max(0, min(percent, self.max_volume_percent))
+
+    def store_volume(self, percent: int) -> None:
+        """Remember the book volume (percent) for the next start."""
+        self.store.setting_save("volume", str(int(percent)))
 
     # lifecycle --------------------------------------------------------------------------
     async def start(self) -> None:

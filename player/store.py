@@ -44,8 +44,9 @@ CREATE TABLE IF NOT EXISTS bookmarks (
     episode_title TEXT NOT NULL, position REAL NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS albums (
     album_id TEXT PRIMARY KEY, title TEXT NOT NULL, detail TEXT NOT NULL, seen REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-TABLES = ("cache", "downloads", "bookmarks", "albums")
+TABLES = ("cache", "downloads", "bookmarks", "albums", "settings")
 # Below this many free bytes the state directory counts as full at start-up.
 MIN_FREE_BYTES = 256 * 1024
 # Backoff between retries of failed writes, in seconds (doubling up to the store's cap).
@@ -413,6 +414,15 @@ class Store:
         """Every remembered album (most recently seen first)."""
         rows = self._read("SELECT detail FROM albums ORDER BY seen DESC")
         return [Album(**json.loads(r[0])["album"]) for r in rows]
+
+    def setting(self, key: str) -> str | None:
+        """A remembered setting (e.g. ``volume``), or None."""
+        row = self._read("SELECT value FROM settings WHERE key=?", (key,), one=True)
+        return None if row is None else str(row[0])
+
+    def setting_save(self, key: str, value: str) -> None:
+        """Remember a setting across restarts (kept for a retry when the disk fails)."""
+        self._write(("setting", key), "INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
 
 
 def diagnose(path: Path) -> tuple[bool, str]:

@@ -10,6 +10,7 @@ word of the keyword is found ("jorney west"), 0 for no match.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 from rapidfuzz.distance import Levenshtein
@@ -25,12 +26,55 @@ def _converter():  # imported lazily: building the converter takes a moment
 
 
 @functools.lru_cache(maxsize=8192)
-def normalize(text: str) -> str:
-    """Fold width, case and script, and drop whitespace/punctuation ("《西遊記》 " -> "西游记")."""
+def fold(text: str) -> str:
+    """Fold width (NFKC), case and script (traditional to simplified), keeping spaces and
+    punctuation: "《西遊記》 Part I" -> "《西游记》 part i". The agent compares titles with it."""
     text = unicodedata.normalize("NFKC", text).casefold()
     if any("\u3400" <= ch <= "\u9fff" for ch in text):
         text = _converter().convert(text)
-    return "".join(ch for ch in text if ch.isalnum())
+    return text
+
+
+@functools.lru_cache(maxsize=8192)
+def normalize(text: str) -> str:
+    """Fold width, case and script, and drop whitespace/punctuation ("《西遊記》 " -> "西游记")."""
+    return "".join(ch for ch in fold(text) if ch.isalnum())
+
+
+STOP_WORDS = frozenset(
+    "the a an i me my of to and play book books story audiobook album episode "
+    "书 本 集 的 我 你 他 它 这 那 有声书 故事 专辑 小说".split()
+)
+"""Words that are never a search keyword on their own (a one-letter word neither)."""
+
+
+def title_named(title: str, text: str) -> bool:
+    """True when `text` names `title` at token boundaries, after `fold`.
+
+    A Chinese title needs at least two characters and may stand anywhere ("我想听西遊記"
+    names 西游记); a Latin title must be whole words ("play it" names "It", "italy" does
+    not).
+    """
+    core = normalize(title)
+    if not core:
+        return False
+    if not core.isascii():
+        return len(core) >= 2 and core in normalize(text)
+    words = re.findall(r"[^\W_]+", fold(title))
+    pattern = r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])"
+    return re.search(pattern, fold(text)) is not None
+
+
+def is_stop_word(keyword: str) -> bool:
+    """True when `keyword`, folded, is one Latin letter or digit, or a word of `STOP_WORDS`.
+
+    One CJK character ("家") is a title and stays searchable.
+    """
+    key = fold(keyword).strip()
+    if key in STOP_WORDS:
+        return True
+    squashed = "".join(ch for ch in key if ch.isalnum())
+    return len(squashed) <= 1 and squashed.isascii()
 
 
 def allowed_typos(keyword: str) -> int:

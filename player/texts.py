@@ -1,7 +1,8 @@
 """Short, speakable tool results in Chinese ("zh") or English ("en").
 
-Results go back into a small model's context, so they are one or two sentences, give ids
-the model can pass to the next tool, and read well when spoken.
+Each is the ``message`` of a tool result or a speakable error: one sentence that reads well
+when spoken, with no album id, no long list and no number said twice (ids and counts
+travel in the result's data).
 """
 
 from __future__ import annotations
@@ -9,49 +10,57 @@ from __future__ import annotations
 import re
 
 MESSAGES: dict[str, tuple[str, str]] = {
-    "found": ("找到{total}个专辑: {items}", "Found {total} albums: {items}"),
-    "found_page": ("第{page}页，共{total}个专辑: {items}", "Page {page} of {total} albums: {items}"),
-    "item": ("{n}. {title}{author} (id: {id}, {count}集)", "{n}. {title}{author} (id: {id}, {count} episodes)"),
-    "by": ("|{author}", " by {author}"),
+    "found": ("找到{total}个专辑：{items}", "Found {total} albums: {items}"),
+    "found_page": ("第{page}页，共{total}个专辑：{items}", "Page {page} of {total} albums: {items}"),
+    "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
+    "by": ("（{author}）", " by {author}"),
     "none_found": ("没有找到“{keyword}”相关的有声书", "No audiobooks found for \"{keyword}\""),
     "no_page": ("“{keyword}”没有第{page}页了", "No page {page} for \"{keyword}\""),
-    "detail": ("{title} (id: {id}) 共{count}集: {items}", "{title} (id: {id}), {count} episodes: {items}"),
-    "detail_more": ("…还有{more}集", "… and {more} more"),
-    "episode": ("第{section}集{title}", "Episode {section}{title}"),
-    "left_at": ("上次听到第{section}集 {time}", "Last listened: episode {section} at {time}"),
-    "playing_local": ("正在播放(本地): {album} 第{section}集{title}", "Playing (local): {album}, episode {section}{title}"),
-    "resuming": ("从第{section}集 {time} 继续播放{album}", "Resuming {album} at episode {section}, {time}"),
-    "downloading": ("正在下载{album} 第{section}集，稍等，下载好就播放", "Downloading {album} episode {section}; it will play when ready"),
-    "paused": ("已暂停 {album} 第{section}集", "Paused {album}, episode {section}"),
-    "resumed": ("继续播放 {album} 第{section}集", "Resumed {album}, episode {section}"),
+    "detail": ("{title}共{count}集：{items}", "{title} has {count} episodes: {items}"),
+    "episode": ("第{section}集{title}", "episode {section}{title}"),
+    "left_at": ("；上次听到第{section}集{time}", "; last listened: episode {section} at {time}"),
+    "playing_local": ("正在播放{album}第{section}集{title}", "Playing {album}, episode {section}{title}"),
+    "resuming": ("从第{section}集{time}处继续播放{album}", "Resuming {album} at episode {section}, {time}"),
+    "downloading": ("正在下载{album}第{section}集，稍等，下载好就播放", "Downloading {album} episode {section}; it will play when ready"),
+    "paused": ("已暂停{album}第{section}集", "Paused {album}, episode {section}"),
+    "resumed": ("继续播放{album}第{section}集", "Resumed {album}, episode {section}"),
     "stopped": ("已停止播放", "Playback stopped"),
     "nothing": ("现在没有在播放", "Nothing is playing"),
     "not_paused": ("正在播放，没有暂停", "Already playing"),
-    "status_playing": ("正在播放 {album} 第{section}集{title}，{pos}/{dur}", "Playing {album}, episode {section}{title}, {pos} of {dur}"),
-    "status_paused": ("已暂停 {album} 第{section}集{title}，{pos}/{dur}", "Paused {album}, episode {section}{title}, {pos} of {dur}"),
-    "status_loading": ("正在准备 {album} 第{section}集", "Preparing {album}, episode {section}"),
+    "status_playing": ("正在播放{album}第{section}集{title}，{pos}/{dur}", "Playing {album}, episode {section}{title}, {pos} of {dur}"),
+    "status_paused": ("已暂停{album}第{section}集{title}，{pos}/{dur}", "Paused {album}, episode {section}{title}, {pos} of {dur}"),
+    "status_loading": ("正在准备{album}第{section}集", "Preparing {album}, episode {section}"),
     "status_idle": ("空闲，没有在播放", "Idle, nothing playing"),
     "status_volume": ("音量{volume}%", "volume {volume}%"),
-    "status_download": ("下载{album} 第{section}集 {progress}", "downloading {album} episode {section}: {progress}"),
+    "status_download": ("下载{album}第{section}集 {progress}", "downloading {album} episode {section}: {progress}"),
     "status_sleep": ("{minutes}分钟后停止", "stopping in {minutes} min"),
-    "status_error": ("上次出错: {error}", "last error: {error}"),
+    "status_error": ("上次出错：{error}", "last error: {error}"),
     "status_speaker": ("扬声器不可用，播放停在这里", "speaker unavailable; playback is waiting here"),
     "status_unsaved": ("书签暂时存不下，重启后会丢失", "bookmarks cannot be saved now and would be lost on a restart"),
+    "context_playing": ("正在播放 {album} 第{section}集（共{count}集），{pos}", "playing {album}, episode {section} of {count}, at {pos}"),
+    "context_paused": ("已暂停 {album} 第{section}集（共{count}集），{pos}", "paused {album}, episode {section} of {count}, at {pos}"),
+    "context_loading": ("正在准备 {album} 第{section}集（共{count}集）", "preparing {album}, episode {section} of {count}"),
+    "context_bookmark": ("{album}上次听到第{section}集{pos}", "{album} was left at episode {section}, {pos}"),
+    "context_idle": ("没有在播放", "nothing playing"),
     "no_section": ("{album}只有{count}集，没有第{section}集", "{album} has {count} episodes; there is no episode {section}"),
     "bad_section": ("集数从1开始", "Episodes are numbered from 1"),
     "no_next": ("已经是最后一集了", "This is the last episode"),
     "no_previous": ("已经是第一集了", "This is the first episode"),
-    "seeked": ("已跳到 {time}", "Jumped to {time}"),
+    "seeked": ("已跳到{time}", "Jumped to {time}"),
     "bad_seek": ("这一集只有{dur}", "This episode is only {dur} long"),
     "volume": ("音量已调到{volume}%", "Volume set to {volume}%"),
+    "volume_max": ("音量最高{volume}%，已调到{volume}%", "The volume limit is {volume}%; set to {volume}%"),
+    "volume_top": ("音量已经是最大的{volume}%了", "The volume is already at its maximum, {volume}%"),
     "bad_volume": ("音量要在0到100之间", "Volume must be between 0 and 100"),
     "sleep_set": ("好的，{minutes}分钟后停止播放", "Playback will stop in {minutes} minutes"),
     "sleep_off": ("已取消定时", "Sleep timer cancelled"),
     "bad_sleep": ("定时要在0到600分钟之间", "The sleep timer must be 0 to 600 minutes"),
     "empty_keyword": ("请告诉我书名", "Please tell me the title"),
-    "no_album": ("没有这个专辑: {id}", "No such album: {id}"),
-    "corrupt": ("{album} 第{section}集的文件坏了，已从缓存删除", "The file of {album} episode {section} is corrupt and was removed from the cache"),
-    "corrupt_local": ("{album} 第{section}集的文件坏了，无法播放", "The file of {album} episode {section} is corrupt and cannot be played"),
+    "no_album": ("没有这个专辑，请先搜索书名", "No such album; search for the title first"),
+    "library": ("书库里有{total}本书，有{items}", "The library has {total} books, such as {items}"),
+    "library_empty": ("书库里还没有书", "The library has no books yet"),
+    "corrupt": ("{album}第{section}集的文件坏了，已从缓存删除", "The file of {album} episode {section} is corrupt and was removed from the cache"),
+    "corrupt_local": ("{album}第{section}集的文件坏了，无法播放", "The file of {album} episode {section} is corrupt and cannot be played"),
     "no_episodes": ("{album}没有可以播放的集", "{album} has no playable episodes"),
 }  # fmt: skip
 
@@ -73,7 +82,7 @@ NETWORK_MESSAGES: dict[str, tuple[str, str]] = {
     "found_partial": ("{found}（{note}）", "{found} ({note})"),
     "none_found_partial": ("没有找到“{keyword}”，{note}", "Nothing found for \"{keyword}\"; {note}"),
     "all_down": ("有声书来源暂时都连不上，请稍后再试", "No audiobook source can be reached now; please try later"),
-    "playing_cached": ("正在播放(已缓存): {album} 第{section}集{title}", "Playing (cached): {album}, episode {section}{title}"),
+    "playing_cached": ("正在播放{album}第{section}集{title}", "Playing {album}, episode {section}{title}"),
     "dl_stalled": ("网络卡住了，下载没完成，下次会接着下载", "The network stalled; the download will continue later"),
     "dl_dropped": ("网络断了，下载没完成，下次会接着下载", "The connection dropped; the download will continue later"),
     "dl_redirects": ("下载地址一直在跳转，下载失败", "The download address redirects in a loop"),
@@ -103,6 +112,17 @@ def say(language: str, key: str, **values: object) -> str:
     return (en if language == "en" else zh).format(**values)
 
 
+def join_titles(language: str, items: list[str], *, more: bool = False) -> str:
+    """Items joined for speech: "西游记、三体和红楼梦" / "A, B and C"; `more` adds "等"/"…"."""
+    if not items:
+        return ""
+    if language == "en":
+        text = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        return text + (" and more" if more else "")
+    text = items[0] if len(items) == 1 else "、".join(items[:-1]) + "和" + items[-1]
+    return text + ("等" if more else "")
+
+
 def clock(language: str, seconds: float) -> str:
     """A speakable duration: "3分05秒" / "1小时2分" in Chinese, "3:05" / "1:02:00" in English."""
     seconds = max(0, int(seconds))
@@ -117,8 +137,16 @@ def clock(language: str, seconds: float) -> str:
     return f"{secs}秒"
 
 
+_NUMBER_PREFIX = re.compile(
+    r"^\s*(?:第\s*[0-9零〇一二两三四五六七八九十百千]+\s*[集回章话講讲节期]?"
+    r"|(?:chapter|ch\.?|episode|ep\.?|part)\s*\d+|\d+)[\s._:：、,，-]*",
+    re.IGNORECASE,
+)
+
+
 def episode_title(episode) -> str:
-    """An episode's title, or "" when it only repeats its number ("第2集", "02", "Chapter 2")."""
+    """An episode's title without a leading number that repeats its section ("第二集 拜师学艺"
+    -> "拜师学艺"), or "" when it is only the number ("第2集", "02", "Chapter 2")."""
     from .numbers import section_number
 
     title = episode.title.strip()
@@ -126,6 +154,9 @@ def episode_title(episode) -> str:
                   title, flags=re.I)  # fmt: skip
     if not rest and section_number(title) in (episode.section, None):
         return ""
+    prefix = _NUMBER_PREFIX.match(title)
+    if prefix and prefix.end() < len(title) and section_number(prefix.group(0)) == episode.section:
+        return title[prefix.end() :].strip()
     return title
 
 

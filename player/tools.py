@@ -2,24 +2,108 @@
 
 Names and parameters follow the product's design note (search_album, get_album_detail,
 search_and_play, pause, resume, stop, get_status) plus next_episode, previous_episode,
-seek, set_volume and sleep_timer. Each returns a short speakable text; each failure raises
-a `PlayerError` subclass whose message is speakable.
+seek, set_volume, volume_up, volume_down, sleep_timer and list_albums. Each carries its
+contract (`player.contract`): parameter roles and bounds, return-direct, zh/en hints.
+Each returns a dict: a short speakable ``message`` in the configured language plus data
+(albums with id, title and episode count; the episode now loaded; positions in seconds).
+Each failure raises a `PlayerError` subclass whose message is speakable.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
+from typing import Any
 
+from .contract import (
+    ALBUM,
+    BOOKMARK,
+    CONTEXT,
+    NOW,
+    AlbumId,
+    EpisodeNo,
+    Keyword,
+    Minutes,
+    Page,
+    Percent,
+    Seconds,
+    result_schema,
+    returns,
+    tool,
+)
 from .errors import BadInputError, NotFoundError
-from .models import PlayerState
-from .textmatch import normalize
-from .texts import clock, say, title_part
+from .models import Album, AlbumDetail, PlayerState
+from .textmatch import fold, is_stop_word, normalize, title_named
+from .texts import clock, episode_title, join_titles, say, title_part
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_LISTED_EPISODES = 10
+VOLUME_STEP = 10
+"""Percentage points one "louder"/"quieter" moves the book volume."""
+LISTED_TITLES = 5
+"""Titles a spoken library overview names before "…"."""
+
+_ALBUMS = {"type": "array", "items": ALBUM}
+
+# Whole short commands the fast path answers without a language model (after punctuation
+# and politeness words such as 请/一下/吧/please are dropped).
+PAUSE_PHRASES = (
+    "暂停", "暂停播放", "停一下", "先停", "先停下", "先暂停", "等一下", "等等", "停一停",
+    "暂停一下", "停下", "先别放", "pause", "pause it", "pause playback", "pause the book",
+    "hold on", "wait", "pause the story",
+)  # fmt: skip
+RESUME_PHRASES = (
+    "继续", "继续播放", "继续放", "接着放", "接着播", "接着听", "恢复播放", "继续听", "接着播放",
+    "接着来", "继续来", "接着讲", "继续讲", "往下放", "接着往下听", "resume", "continue",
+    "keep playing", "resume playback", "unpause", "carry on", "continue playing", "go on",
+    "carry on playing", "keep going", "play on",
+)  # fmt: skip
+STOP_PHRASES = (
+    "停止", "停止播放", "别放了", "不要放了", "不听了", "不放了", "关掉", "关了", "停了",
+    "别播了", "stop", "stop playing", "stop it", "stop the book", "turn it off",
+    "stop playback", "that's enough", "thats enough",
+)  # fmt: skip
+STATUS_PHRASES = (
+    "现在在播什么", "在播什么", "现在播的是什么", "在放什么", "现在在放什么", "放的是什么",
+    "这是什么书", "播到哪了", "播到哪里了", "现在播到哪了", "现在放的是什么", "放到哪儿了",
+    "放到哪了", "听到哪了", "听到哪儿了", "播到哪儿了", "我听到哪了", "现在是哪一集",
+    "这是第几集", "现在第几集", "what's playing", "whats playing", "what is playing",
+    "what is this", "status", "what am i listening to", "where are we", "what's on",
+    "what is on", "where did i stop", "where was i", "where am i", "which episode is this",
+    "what episode is this",
+)  # fmt: skip
+NEXT_PHRASES = (
+    "下一集", "下一章", "播放下一集", "放下一集", "听下一集", "换下一集", "下一回", "next",
+    "next episode", "next chapter", "play the next episode", "skip to the next episode",
+)  # fmt: skip
+PREVIOUS_PHRASES = (
+    "上一集", "上一章", "播放上一集", "放上一集", "听上一集", "上一回", "回到上一集", "previous",
+    "previous episode", "previous chapter", "go back an episode", "play the previous episode",
+)  # fmt: skip
+LOUDER_PHRASES = (
+    "大声点", "大声一点", "声音大点", "声音大一点", "音量大点", "音量大一点", "大点声",
+    "调大声音", "调大音量", "音量调大", "声音调大", "开大点", "louder", "turn it up",
+    "volume up", "a bit louder", "turn up the volume",
+)  # fmt: skip
+QUIETER_PHRASES = (
+    "小点声", "小声点", "小声一点", "声音小点", "声音小一点", "音量小点", "音量小一点",
+    "调小声音", "调小音量", "音量调小", "声音调小", "关小点", "quieter", "turn it down",
+    "volume down", "a bit quieter", "softer", "turn down the volume",
+)  # fmt: skip
+LIBRARY_PHRASES = (
+    "有什么书", "有哪些书", "书库里有什么", "书库里有什么书", "都有什么书", "有什么可以听的",
+    "what books do you have", "which books do you have", "what do you have",
+    "what's in the library", "list the books",
+)  # fmt: skip
+_PLAYING = result_schema(now=NOW)
+
+
+def album_data(album: Album, count: int | None = None) -> dict[str, Any]:
+    """``{"id", "title", "episodes"}`` of an album (the `ALBUM` shape)."""
+    return {"id": album.id, "title": album.title, "episodes": count or album.episode_count}
 
 
 class PlayerTools:
@@ -39,43 +123,154 @@ class PlayerTools:
             self.previous_episode,
             self.seek,
             self.set_volume,
+            self.volume_up,
+            self.volume_down,
             self.sleep_timer,
+            self.list_albums,
         ]
 
-    async def search_album(self, keyword: str, page: int = 1) -> str:
-        """Search audiobook albums by title or author; returns albums with their ids.
+    @staticmethod
+    def fold(text: str) -> str:
+        """The folding the title matcher uses (NFKC, case, traditional to simplified)."""
+        return fold(text)
+
+    # -- data shared by the tools and the listener's context ---------------------------
+
+    def now_data(self) -> dict[str, Any] | None:
+        """The album and episode loaded now (the `NOW` shape), or None when idle."""
+        now = self.now
+        if now is not None:
+            state = "paused" if self.state == PlayerState.PAUSED else "playing"
+            detail, episode = now.detail, now.episode
+            position = now.playback.position
+            duration = now.playback.duration or episode.duration
+        elif self.pending is not None:
+            state = "loading"
+            detail, episode = self.pending.detail, self.pending.episode
+            position, duration = self.pending.position, episode.duration
+        else:
+            return None
+        data = album_data(detail.album, len(detail.episodes))
+        data.update(state=state, episode=episode.section, position=round(position, 1))
+        if duration:
+            data["duration"] = round(duration, 1)
+        if title := episode_title(episode):
+            data["episode_title"] = title
+        return data
+
+    def _played(self, message: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"message": message}
+        if (now := self.now_data()) is not None:
+            result["now"] = now
+        return result
+
+    def bookmark_data(self, album: Album, count: int = 0) -> dict[str, Any] | None:
+        """Where `album` was left off (the `BOOKMARK` shape), or None."""
+        mark = self.store.bookmark(album.id)
+        if mark is None:
+            return None
+        data = album_data(album, count)
+        data.update(episode=mark.section, position=round(mark.position, 1))
+        return data
+
+    def _item(self, album: Album) -> str:
+        by = say(self.language, "by", author=album.author) if album.author else ""
+        return say(self.language, "item", title=album.title, count=album.episode_count, author=by)
+
+    def check_keyword(self, keyword: str) -> str:
+        """`keyword` cleaned; BadInputError when it is empty, one letter or a stop word."""
+        keyword = self.clean_keyword(keyword)
+        if not keyword or self.stop_word(keyword):
+            raise BadInputError(say(self.language, "empty_keyword"))
+        return keyword
+
+    def stop_word(self, keyword: str) -> bool:
+        """True for a keyword never searched ("I", "the", "书") unless it is a title here."""
+        if not is_stop_word(keyword):
+            return False
+        key = normalize(keyword)
+        return not any(normalize(title) == key for title in self.titles())
+
+    # -- the tools ----------------------------------------------------------------------
+
+    @tool(
+        zh="用户说“搜一下”“找找”“有没有”“有多少集”时用；只查找，不播放。",
+        en="Use for search, find, look for, do you have, how many episodes; it only looks.",
+        output=result_schema(
+            albums=_ALBUMS,
+            total={"type": "integer"},
+            page={"type": "integer", "x-role": "page"},
+            pages={"type": "integer", "x-role": "page-count"},
+        ),
+        examples=[
+            {
+                "tools": ["search_album"],
+                "zh": "用户：有没有聊斋，一共几集\nThought: 用户想知道有没有聊斋和集数，先搜索。\n"
+                'Action: search_album\nAction Input: {"keyword": "聊斋"}\nObservation: '
+                '{"message": "找到1个专辑：聊斋，40集", "albums": [{"id": "lib:7c1d", '
+                '"title": "聊斋", "episodes": 40}]}\nThought: 找到了，共40集。\n'
+                "Final Answer: 有的，聊斋一共40集。",
+                "en": "Listener: do you have Dracula, how many episodes\nThought: Search first."
+                '\nAction: search_album\nAction Input: {"keyword": "Dracula"}\nObservation: '
+                '{"message": "Found 1 album: Dracula, 27 episodes", "albums": [{"id": '
+                '"lib:0b2e", "title": "Dracula", "episodes": 27}]}\nThought: Found it.\n'
+                "Final Answer: Yes, Dracula has 27 episodes.",
+            }
+        ],
+    )
+    async def search_album(self, keyword: Keyword, page: Page = 1) -> dict[str, Any]:
+        """Search audiobook albums by title or author; returns albums with ids and counts.
 
         Args:
             keyword: book title or author, Chinese or English (small typos and traditional
                 characters are tolerated).
             page: 1-based result page, 5 albums per page.
         """
-        keyword = self.clean_keyword(keyword)
-        if not keyword:
-            raise BadInputError(say(self.language, "empty_keyword"))
+        keyword = self.check_keyword(keyword)
         page = max(1, int(page))
         found = await self.catalog.search(keyword, page=page, page_size=self.page_size)
         note = self.catalog.note(found)
+        pages = max(1, math.ceil(found.total / self.page_size)) if found.total else 0
         if not found.albums:
             if page > 1 and found.total:
-                return say(self.language, "no_page", keyword=keyword, page=page)
+                raise NotFoundError(say(self.language, "no_page", keyword=keyword, page=page))
             if note:  # a source that could not answer is not a "not found"
-                return say(self.language, "none_found_partial", keyword=keyword, note=note)
-            return say(self.language, "none_found", keyword=keyword)
-        first = (page - 1) * self.page_size
-        items = " ".join(
-            say(self.language, "item", n=first + i, title=a.title, id=a.id, count=a.episode_count,
-                author=say(self.language, "by", author=a.author) if a.author else "")
-            for i, a in enumerate(found.albums, start=1)
-        )  # fmt: skip
+                raise NotFoundError(
+                    say(self.language, "none_found_partial", keyword=keyword, note=note)
+                )
+            raise NotFoundError(say(self.language, "none_found", keyword=keyword))
+        albums = [album_data(a) for a in found.albums]
+        items = join_titles(self.language, [self._item(a) for a in found.albums])
         if page > 1:
-            text = say(self.language, "found_page", page=page, total=found.total, items=items)
+            message = say(self.language, "found_page", page=page, total=found.total, items=items)
         else:
-            text = say(self.language, "found", total=found.total, items=items)
-        return say(self.language, "found_partial", found=text, note=note) if note else text
+            message = say(self.language, "found", total=found.total, items=items)
+        if note:
+            message = say(self.language, "found_partial", found=message, note=note)
+        return {"message": message, "albums": albums, "total": found.total, "page": page,
+                "pages": pages}  # fmt: skip
 
-    async def get_album_detail(self, album_id: str, keyword: str = "") -> str:
-        """List an album's episodes (section numbers and titles) and where it was left off.
+    @tool(
+        zh="用户问某本书某集叫什么、上次听到哪时用；album_id 必须来自之前的结果。",
+        en="Use to learn an album's episode titles or where it was left off; album_id must "
+        "come from an earlier result.",
+        output=result_schema(
+            album=ALBUM,
+            listed={
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "episode": {"type": "integer", "x-role": "episode"},
+                        "title": {"type": "string"},
+                    },
+                },
+            },
+            bookmark=BOOKMARK,
+        ),
+    )
+    async def get_album_detail(self, album_id: AlbumId, keyword: Keyword = "") -> dict[str, Any]:
+        """An album's episode count, its first episodes' titles and where it was left off.
 
         Args:
             album_id: an id from search_album, such as "lib:3f2a9c01d2".
@@ -87,8 +282,8 @@ class PlayerTools:
         try:
             detail = await self.album_detail(album_id)
         except NotFoundError:
-            if not keyword:
-                raise NotFoundError(say(self.language, "no_album", id=album_id)) from None
+            if not keyword or self.stop_word(keyword):
+                raise NotFoundError(say(self.language, "no_album")) from None
             detail = await self.resolve(keyword)
             keyword = ""
         episodes = list(detail.episodes)
@@ -96,91 +291,187 @@ class PlayerTools:
             key = normalize(keyword)
             chosen = [e for e in episodes if key and key in normalize(e.title)]
             episodes = chosen or episodes
-        listed = "; ".join(
-            say(self.language, "episode", section=e.section, title=title_part(self.language, e))
+        listed = [
+            {"episode": e.section, "title": episode_title(e) or e.title}
             for e in episodes[:MAX_LISTED_EPISODES]
-        )
-        if len(episodes) > MAX_LISTED_EPISODES:
-            listed += " " + say(
-                self.language, "detail_more", more=len(episodes) - MAX_LISTED_EPISODES
-            )
-        text = say(self.language, "detail", title=detail.album.title, id=detail.album.id,
-                   count=len(detail.episodes), items=listed)  # fmt: skip
-        mark = self.store.bookmark(detail.album.id)
+        ]
+        count = len(detail.episodes)
+        names = [
+            say(self.language, "episode", section=e.section, title=title_part(self.language, e))
+            for e in episodes[:3]
+        ]
+        message = say(self.language, "detail", title=detail.album.title, count=count,
+                      items=join_titles(self.language, names, more=len(episodes) > 3))  # fmt: skip
+        result: dict[str, Any] = {
+            "message": message,
+            "album": album_data(detail.album, count),
+            "listed": listed,
+        }
+        mark = self.bookmark_data(detail.album, count)
         if mark is not None:
-            text += "; " + say(self.language, "left_at", section=mark.section,
-                               time=clock(self.language, mark.position))  # fmt: skip
-        return text
+            result["bookmark"] = mark
+            result["message"] += say(self.language, "left_at", section=mark["episode"],
+                                     time=clock(self.language, mark["position"]))  # fmt: skip
+        return result
 
-    async def search_and_play(self, keyword: str, section: int | None = None) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户要播放或接着听某本书时用。keyword 是书名；section 是用户说的集数，"
+        "没说集数就不填（从上次听到的地方继续）；不填 keyword 就是现在这本书。",
+        en="Use to play a book or continue one. keyword is the title; section is the "
+        "episode the listener said; leave section out to continue where the book was left; "
+        "leave keyword out for the book loaded now.",
+        output=_PLAYING,
+        examples=[
+            {
+                "tools": ["search_and_play"],
+                "zh": "用户：我想听水浒传\nThought: 用户要听水浒传，没说集数。\n"
+                'Action: search_and_play\nAction Input: {"keyword": "水浒传"}',
+                "en": "Listener: I'd like to hear Moby Dick\nThought: Play Moby Dick; no "
+                "episode was said.\nAction: search_and_play\nAction Input: "
+                '{"keyword": "Moby Dick"}',
+            },
+            {
+                "tools": ["search_and_play"],
+                "zh": "用户：放一下聊斋第七集\nThought: 用户要听聊斋第7集。\n"
+                'Action: search_and_play\nAction Input: {"keyword": "聊斋", "section": 7}',
+                "en": "Listener: put on chapter seven of Dracula\nThought: Dracula, episode 7."
+                "\nAction: search_and_play\nAction Input: "
+                '{"keyword": "Dracula", "section": 7}',
+            },
+            {
+                "tools": ["search_and_play"],
+                "zh": "（播放器：正在播放 聊斋 第3集，共40集）\n用户：播第十集\n"
+                "Thought: 现在这本书的第10集。\n"
+                'Action: search_and_play\nAction Input: {"section": 10}',
+                "en": "(Player: playing Dracula, episode 3 of 27)\nListener: go to episode 9\n"
+                "Thought: Episode 9 of the book loaded now.\n"
+                'Action: search_and_play\nAction Input: {"section": 9}',
+            },
+        ],
+    )
+    async def search_and_play(
+        self, keyword: Keyword = "", section: EpisodeNo = None
+    ) -> dict[str, Any]:
         """Find an audiobook and play it; without a section it continues where it was left.
 
         Cached or local episodes start at once; others download in the background and play
         when ready.
 
         Args:
-            keyword: book title, or an album id from search_album.
+            keyword: book title, or an album id from search_album; omitted = the book
+                loaded now, else the last one listened to.
             section: episode number, 1-based; omitted = continue from the bookmark where
                 this book was left, or from episode 1.
         """
         keyword = self.clean_keyword(keyword)
         if section is not None and int(section) < 1:
             raise BadInputError(say(self.language, "bad_section"))
+        if keyword and self.stop_word(keyword):
+            raise BadInputError(say(self.language, "empty_keyword"))
         if not keyword:
-            mark = self.store.last_bookmark()
-            if mark is None:
+            holder = self.now or self.pending
+            if holder is not None:
+                keyword = holder.detail.album.id
+            elif (mark := self.store.last_bookmark()) is not None:
+                keyword = mark.album_id
+            else:
                 raise BadInputError(say(self.language, "empty_keyword"))
-            keyword = mark.album_id
         detail = await self.resolve(keyword)
         if not detail.episodes:
             raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
         if section is not None:
-            return await self.play(detail, self.find_episode(detail, int(section)))
-        resume = self.bookmark_for(detail)
-        if resume is not None:
-            return await self.play(detail, *resume)
-        return await self.play(detail, detail.episodes[0])
+            message = await self.play(detail, self.find_episode(detail, int(section)))
+        elif (resume := self.bookmark_for(detail)) is not None:
+            message = await self.play(detail, *resume)
+        else:
+            message = await self.play(detail, detail.episodes[0])
+        return self._played(message)
 
-    async def pause(self) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说暂停、停一下、等一下时用。",
+        phrases=PAUSE_PHRASES,
+        en="Use when the listener says pause, hold on, wait.",
+        output=_PLAYING,
+        examples=[
+            {
+                "tools": ["pause"],
+                "zh": "用户：先停一下\nThought: 用户要暂停。\nAction: pause\nAction Input: {}",
+                "en": "Listener: hold on a second\nThought: Pause.\nAction: pause\n"
+                "Action Input: {}",
+            }
+        ],
+    )
+    async def pause(self) -> dict[str, Any]:
         """Pause the audiobook; resume continues at the same point."""
         now = self.now
         if self.pending is not None and now is None:
             self.pending = None
             self._set_state(PlayerState.IDLE)
-            return say(self.language, "stopped")
+            return {"message": say(self.language, "stopped")}
         if now is None:
-            return say(self.language, "nothing")
+            return {"message": say(self.language, "nothing")}
         now.playback.pause()
         self._set_state(PlayerState.PAUSED)
         self.save_bookmark()
-        return say(
-            self.language, "paused", album=now.detail.album.title, section=now.episode.section
+        return self._played(
+            say(self.language, "paused", album=now.detail.album.title, section=now.episode.section)
         )
 
-    async def resume(self) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说继续、接着放、恢复播放时用（不提书名）。",
+        phrases=RESUME_PHRASES,
+        en="Use when the listener says continue, resume, keep playing (no title named).",
+        output=_PLAYING,
+    )
+    async def resume(self) -> dict[str, Any]:
         """Continue the paused audiobook (or the last book listened to, when idle)."""
         now = self.now
         if now is None:
+            if self.pending is not None:
+                return self._played(
+                    say(self.language, "status_loading", album=self.pending.detail.album.title,
+                        section=self.pending.episode.section)
+                )  # fmt: skip
             if self.store.last_bookmark() is None:
-                return say(self.language, "nothing")
+                return {"message": say(self.language, "nothing")}
             return await self.search_and_play("")
         if self.state != PlayerState.PAUSED:
-            return say(self.language, "not_paused")
+            return self._played(say(self.language, "not_paused"))
         now.playback.resume()
         self._set_state(PlayerState.PLAYING)
-        return say(
-            self.language, "resumed", album=now.detail.album.title, section=now.episode.section
+        return self._played(
+            say(self.language, "resumed", album=now.detail.album.title, section=now.episode.section)
         )
 
-    async def stop(self) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说停止、别放了、不听了、关掉时用。",
+        phrases=STOP_PHRASES,
+        en="Use when the listener says stop, stop playing, turn it off, that's enough.",
+    )
+    async def stop(self) -> dict[str, Any]:
         """Stop playing; the bookmark is kept so the book can be continued later."""
         self.stop_all()
-        return say(self.language, "stopped")
+        return {"message": say(self.language, "stopped")}
 
-    async def get_status(self) -> str:
+    @tool(
+        zh="用户问现在在播什么、播到哪了、音量多少时用。",
+        phrases=STATUS_PHRASES,
+        en="Use when the listener asks what is playing, where we are, or the volume.",
+        output=result_schema(
+            now=NOW,
+            volume={"type": "integer", "x-role": "percent"},
+            sleep_minutes={"type": "integer", "x-role": "minutes"},
+        ),
+    )
+    async def get_status(self) -> dict[str, Any]:
         """What is playing or paused, the position, volume, downloads and sleep timer."""
         lang = self.language
         parts = []
+        result: dict[str, Any] = {}
         now = self.now
         if now is not None:
             key = "status_paused" if self.state == PlayerState.PAUSED else "status_playing"
@@ -195,35 +486,47 @@ class PlayerTools:
                              section=self.pending.episode.section))  # fmt: skip
         else:
             parts.append(say(lang, "status_idle"))
-        parts.append(say(lang, "status_volume", volume=round(self.volume * 100)))
+        if (data := self.now_data()) is not None:
+            result["now"] = data
+        volume = round(self.volume * 100)
+        result["volume"] = volume
+        parts.append(say(lang, "status_volume", volume=volume))
+        downloads = []
         for job in self.downloader.active():
             if job.total:
-                progress = f"{job.percent}% ({job.done / 1e6:.1f}/{job.total / 1e6:.1f}MB)"
+                progress = f"{job.percent}%"
             else:
                 progress = f"{job.done / 1e6:.1f}MB"
-            parts.append(say(lang, "status_download", album=job.title.rsplit(" #", 1)[0],
+            album = job.title.rsplit(" #", 1)[0]
+            downloads.append({"title": album, "episode": job.episode.section, "done": job.done,
+                              "total": job.total})  # fmt: skip
+            parts.append(say(lang, "status_download", album=album,
                              section=job.episode.section, progress=progress))  # fmt: skip
         for job in self.downloader.failed():
             if job.error and job.error != self.last_error:
                 parts.append(say(lang, "dl_failed", album=job.title.rsplit(" #", 1)[0],
                                  section=job.episode.section, error=job.error))  # fmt: skip
+        if downloads:
+            result["downloads"] = downloads
         if self.sleep_deadline is not None:
             minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
+            result["sleep_minutes"] = minutes
             parts.append(say(lang, "status_sleep", minutes=minutes))
         if getattr(self.sink, "problem", ""):
             parts.append(say(lang, "status_speaker"))
         if not self.store.healthy:
             parts.append(say(lang, "status_unsaved"))
         if self.last_error:
+            result["error"] = self.last_error
             parts.append(say(lang, "status_error", error=self.last_error))
-        return ("，" if lang == "zh" else "; ").join(parts)
+        return {"message": ("，" if lang == "zh" else "; ").join(parts), **result}
 
-    async def _step(self, step: int) -> str:
+    async def _step(self, step: int) -> dict[str, Any]:
         holder = self.now or self.pending
         if holder is None:
             mark = self.store.last_bookmark()
             if mark is None:
-                return say(self.language, "nothing")
+                return {"message": say(self.language, "nothing")}
             detail = await self.album_detail(mark.album_id)
             current = detail.episode(mark.section) or detail.episodes[0]
         else:
@@ -231,17 +534,38 @@ class PlayerTools:
         target = detail.neighbour(current, step)
         if target is None:
             raise NotFoundError(say(self.language, "no_next" if step > 0 else "no_previous"))
-        return await self.play(detail, target)
+        return self._played(await self.play(detail, target))
 
-    async def next_episode(self) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说下一集、下一章时用。",
+        phrases=NEXT_PHRASES,
+        en="Use when the listener says next episode or next chapter.",
+        output=_PLAYING,
+    )
+    async def next_episode(self) -> dict[str, Any]:
         """Play the next episode of the current book."""
         return await self._step(1)
 
-    async def previous_episode(self) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说上一集、上一章时用。",
+        phrases=PREVIOUS_PHRASES,
+        en="Use when the listener says previous episode or go back an episode.",
+        output=_PLAYING,
+    )
+    async def previous_episode(self) -> dict[str, Any]:
         """Play the previous episode of the current book."""
         return await self._step(-1)
 
-    async def seek(self, seconds: float, relative: bool = False) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户要在这一集里快进或快退时用；seconds 为秒数，relative=true 时快退用负数。",
+        en="Use to skip forward or back within an episode; seconds; with relative=true, "
+        "negative goes back.",
+        output=result_schema(position={"type": "number", "x-role": "seconds"}),
+    )
+    async def seek(self, seconds: Seconds, relative: bool = False) -> dict[str, Any]:
         """Jump to a position in the current episode.
 
         Args:
@@ -251,7 +575,7 @@ class PlayerTools:
         """
         now = self.now
         if now is None:
-            return say(self.language, "nothing")
+            return {"message": say(self.language, "nothing")}
         target = float(seconds) + (now.playback.position if relative else 0.0)
         duration = now.playback.duration
         if duration and target >= duration:
@@ -259,10 +583,35 @@ class PlayerTools:
         target = max(0.0, target)
         now.playback.seek(target)
         self.store.bookmark_save(now.detail.album, now.episode, target)
-        return say(self.language, "seeked", time=clock(self.language, target))
+        return {
+            "message": say(self.language, "seeked", time=clock(self.language, target)),
+            "position": round(target, 1),
+        }
 
-    async def set_volume(self, percent: int) -> str:
-        """Set the audiobook volume.
+    def apply_volume(self, percent: int) -> dict[str, Any]:
+        """Set the book volume to `percent`, capped at `max_volume_percent`; kept on disk."""
+        ceiling = self.max_volume_percent
+        capped = max(0, min(int(percent), ceiling))
+        self.volume = capped / 100
+        self.store_volume(capped)
+        if capped < percent:
+            message = say(self.language, "volume_max", volume=capped)
+        else:
+            message = say(self.language, "volume", volume=capped)
+        return {"message": message, "volume": capped}
+
+    @tool(
+        return_direct=True,
+        zh="用户要把音量调到某个数时用；percent 为 0 到 100。",
+        patterns=(
+            r"(?:把)?(?:音量|声音)(?:调到|调成|设为|设成|设置为|调整到|到)?(?P<percent>#)(?:%|％)?",
+            r"(?:set |turn )?(?:the )?volume (?:to |at )?(?P<percent>#)(?: ?%| percent)?",
+        ),
+        en="Use to set the volume to a number; percent from 0 to 100.",
+        output=result_schema(volume={"type": "integer", "x-role": "percent"}),
+    )
+    async def set_volume(self, percent: Percent) -> dict[str, Any]:
+        """Set the audiobook volume (capped at the configured maximum).
 
         Args:
             percent: 0 (silent) to 100 (full).
@@ -270,10 +619,47 @@ class PlayerTools:
         percent = int(percent)
         if not 0 <= percent <= 100:
             raise BadInputError(say(self.language, "bad_volume"))
-        self.volume = percent / 100
-        return say(self.language, "volume", volume=percent)
+        return self.apply_volume(percent)
 
-    async def sleep_timer(self, minutes: float) -> str:
+    @tool(
+        return_direct=True,
+        zh="用户说大声点、声音大一点、听不清时用。",
+        phrases=LOUDER_PHRASES,
+        en="Use when the listener says louder, turn it up, I can't hear it.",
+        output=result_schema(volume={"type": "integer", "x-role": "percent"}),
+    )
+    async def volume_up(self) -> dict[str, Any]:
+        """Make the audiobook louder by one step (10 points, up to the configured maximum)."""
+        current = round(self.volume * 100)
+        if current >= self.max_volume_percent:
+            return {"message": say(self.language, "volume_top", volume=current),
+                    "volume": current}  # fmt: skip
+        return self.apply_volume(current + VOLUME_STEP)
+
+    @tool(
+        return_direct=True,
+        zh="用户说小点声、声音小一点、太吵了时用。",
+        phrases=QUIETER_PHRASES,
+        en="Use when the listener says quieter, turn it down, too loud.",
+        output=result_schema(volume={"type": "integer", "x-role": "percent"}),
+    )
+    async def volume_down(self) -> dict[str, Any]:
+        """Make the audiobook quieter by one step (10 points, down to 0)."""
+        current = round(self.volume * 100)
+        return self.apply_volume(max(0, current - VOLUME_STEP))
+
+    @tool(
+        return_direct=True,
+        zh="用户说多少分钟后停止、定时关闭时用；minutes 为分钟数，0 表示取消。",
+        patterns=(
+            r"(?:定时)?(?P<minutes>#)分钟(?:后|以后|之后)(?:停止播放|停止|关掉|关闭|停|别放)",
+            r"(?:stop(?: playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
+            r"(?: for)?) (?:in |after |for )?(?P<minutes>#) minutes?",
+        ),
+        en="Use when the listener wants playback to stop after some minutes; 0 cancels.",
+        output=result_schema(minutes={"type": "number", "x-role": "minutes"}),
+    )
+    async def sleep_timer(self, minutes: Minutes) -> dict[str, Any]:
         """Pause the audiobook after some minutes (a sleep timer).
 
         Args:
@@ -287,11 +673,82 @@ class PlayerTools:
             self._sleep_task = None
         self.sleep_deadline = None
         if minutes == 0:
-            return say(self.language, "sleep_off")
+            return {"message": say(self.language, "sleep_off"), "minutes": 0}
         self.sleep_deadline = time.monotonic() + minutes * 60
         self._sleep_task = self._track(self._sleep_after(minutes * 60), "sleep timer")
         shown = int(minutes) if minutes == int(minutes) else minutes
-        return say(self.language, "sleep_set", minutes=shown)
+        return {"message": say(self.language, "sleep_set", minutes=shown), "minutes": shown}
+
+    @tool(
+        return_direct=True,
+        zh="用户问有什么书、书库里有哪些书时用（不是找某一本）。",
+        phrases=LIBRARY_PHRASES,
+        en="Use when the listener asks which books there are (not for one title).",
+        output=result_schema(albums=_ALBUMS, total={"type": "integer"}),
+    )
+    async def list_albums(self) -> dict[str, Any]:
+        """How many albums the library holds and the first few titles, in one sentence."""
+        albums = await asyncio.to_thread(self.library_albums)
+        if not albums:
+            return {"message": say(self.language, "library_empty"), "albums": [], "total": 0}
+        shown = [a.title for a in albums[:LISTED_TITLES]]
+        message = say(self.language, "library", total=len(albums),
+                      items=join_titles(self.language, shown, more=len(albums) > len(shown)))  # fmt: skip
+        return {"message": message, "albums": [album_data(a) for a in albums[:LISTED_TITLES]],
+                "total": len(albums)}  # fmt: skip
+
+    def library_albums(self) -> list[Album]:
+        """The albums known without network: the local library first, then remembered ones."""
+        seen: dict[str, Album] = {}
+        for album in self.library.albums():
+            seen.setdefault(album.id, album)
+        for album in self.store.albums():
+            seen.setdefault(album.id, album)
+        return list(seen.values())
+
+    # -- the listener's context ---------------------------------------------------------
+
+    @returns(CONTEXT)
+    def listener_context(self, utterance: str = "") -> dict[str, Any]:
+        """What the listener's words may refer to: the album loaded now and the bookmarks
+        of albums the utterance names (titles compared after `fold`).
+
+        Returns ``{"message": one line, "now": NOW?, "bookmarks": [BOOKMARK, ...]}``; the
+        line is in the configured language, e.g. "正在播放 西游记 第3集（共100集）".
+        """
+        lang = self.language
+        result: dict[str, Any] = {}
+        parts = []
+        now = self.now_data()
+        if now is not None:
+            result["now"] = now
+            parts.append(say(lang, f"context_{now['state']}", album=now["title"],
+                             section=now["episode"], count=now["episodes"],
+                             pos=clock(lang, now.get("position", 0))))  # fmt: skip
+        marks = []
+        if utterance.strip():
+            for album in self._named_albums(utterance):
+                if now is not None and album.id == now["id"]:
+                    continue
+                mark = self.bookmark_data(album)
+                if mark is not None:
+                    marks.append(mark)
+                    parts.append(say(lang, "context_bookmark", album=album.title,
+                                     section=mark["episode"],
+                                     pos=clock(lang, mark["position"])))  # fmt: skip
+        if marks:
+            result["bookmarks"] = marks
+        if not parts:
+            parts.append(say(lang, "context_idle"))
+        return {"message": ("；" if lang == "zh" else "; ").join(parts), **result}
+
+    def _named_albums(self, utterance: str) -> list[Album]:
+        named = [a for a in self.library_albums() if title_named(a.title, utterance)]
+        # "水浒传少儿版" names 水浒传 too: keep the longest title of those inside each other.
+        keys = [normalize(a.title) for a in named]
+        kept = [a for a, k in zip(named, keys, strict=True)
+                if not any(k != other and k in other for other in keys)]  # fmt: skip
+        return kept[:3]
 
     async def _sleep_after(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
@@ -300,3 +757,6 @@ class PlayerTools:
         _LOGGER.info("sleep timer: pausing")
         if self.now is not None and self.state == PlayerState.PLAYING:
             await self.pause()
+
+
+__all__ = ["VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data"]

@@ -214,6 +214,11 @@ class LocalLibrary:
         """Every album of the last scan with its episodes (builds them; for tools, not turns)."""
         return [e.get_detail() for e in self._albums.values()]
 
+    def albums(self) -> list[Album]:
+        """Every local album, in scan order."""
+        self.refresh()
+        return [e.detail.album for e in self._albums.values()]
+
     def known_titles(self) -> list[str]:
         """Titles of every local album (as of the last scan; never scans on the loop)."""
         return [e.album.title for e in self._albums.values()]

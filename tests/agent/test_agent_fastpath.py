@@ -1,12 +1,15 @@
-"""Fast-path commands in Chinese and English, and what must not match."""
+"""Fast-path commands in Chinese and English (the player's own phrases), and non-matches."""
 
 from __future__ import annotations
 
 import pytest
 
+from agent import tool_from_function
 from agent.fastpath import FastPath, chinese_number
+from player.tools import PlayerTools
 
-TOOLS = ["pause", "resume", "stop", "get_status", "next_episode", "previous_episode", "set_volume"]
+# The player's tool functions: the phrases and patterns travel with them.
+TOOLS = [tool_from_function(f) for f in PlayerTools.tools(PlayerTools())]
 
 
 @pytest.mark.parametrize(
@@ -36,6 +39,18 @@ TOOLS = ["pause", "resume", "stop", "get_status", "next_episode", "previous_epis
         ("把声音调到三十五", "set_volume", {"percent": 35}),
         ("volume 40", "set_volume", {"percent": 40}),
         ("set the volume to 70 percent", "set_volume", {"percent": 70}),
+        ("大声点", "volume_up", {}),
+        ("声音大一点吧", "volume_up", {}),
+        ("louder please", "volume_up", {}),
+        ("小点声", "volume_down", {}),
+        ("quieter", "volume_down", {}),
+        ("接着来", "resume", {}),
+        ("carry on playing", "resume", {}),
+        ("放到哪儿了", "get_status", {}),
+        ("where did I stop?", "get_status", {}),
+        ("有什么书", "list_albums", {}),
+        ("What books do you have?", "list_albums", {}),
+        ("30分钟后停止", "sleep_timer", {"minutes": 30}),
     ],
 )
 def test_commands(utterance: str, tool: str, arguments: dict) -> None:
@@ -62,7 +77,7 @@ def test_not_commands(utterance: str) -> None:
 
 def test_switched_off_or_tool_missing() -> None:
     assert FastPath(enabled=False).match("暂停", TOOLS) is None
-    assert FastPath().match("暂停", ["stop"]) is None
+    assert FastPath().match("暂停", [t for t in TOOLS if t.name == "stop"]) is None
 
 
 def test_chinese_numbers() -> None:

@@ -18,24 +18,37 @@ def _registry() -> ToolRegistry:
     return ToolRegistry(FakeLibrary().tools())
 
 
+def _search(album_id: str = "xyj01", title: str = "西游记", episodes: int = 100) -> dict:
+    return {"message": "Found", "albums": [{"id": album_id, "title": title, "episodes": episodes}]}
+
+
+def _learn(constraints: Constraints, data: dict, tool: str = "search_album") -> None:
+    constraints.learn(data, _registry().get(tool).output_schema)
+
+
 def test_grammar_shape() -> None:
     constraints = Constraints()
-    constraints.observe("Found: 西游记 (album_id: xyj01, 100 episodes)")
+    _learn(constraints, _search())
     text = build_grammar(_registry(), constraints=constraints)
     assert text.startswith('root ::= "Thought: "')
     assert '"search_and_play\\nAction Input: "' in text
     assert '"\\"xyj01\\""' in text  # album_id limited to the id seen
-    assert 'range-1-100 ::= "1" | "2"' in text  # section within the album's range
     assert '"Final Answer: "' in text
 
 
-def test_constraints_from_json_and_prose() -> None:
+def test_ids_are_learned_by_role_from_data_never_from_prose() -> None:
     constraints = Constraints()
-    constraints.observe('{"results": [{"album_id": "a1", "episodes": 12}, {"album_id": "b2"}]}')
-    assert constraints.choices["album_id"] == ["a1", "b2"]
-    assert "section" not in constraints.ranges  # two albums: no single range
-    constraints.observe("专辑ID: a1, 共12集")
-    assert constraints.ranges["section"] == (1, 12)
+    _learn(constraints, _search("lib:3ea9489e79"))
+    assert constraints.choices["album-id"] == ["lib:3ea9489e79"]
+    assert constraints.names == {"lib:3ea9489e79": "西游记"}
+    text = build_grammar(_registry(), constraints=constraints)
+    assert '"\\"lib:3ea9489e79\\""' in text  # the real player's id shape, whole
+    prose = Constraints()
+    prose.learn({"message": "album_id: xyj01, id: lib:abc"}, {"type": "object"})
+    assert prose.choices["album-id"] == []  # prose is never read
+    untagged = Constraints()
+    untagged.learn({"albums": [{"id": "x1"}]}, {"type": "object", "properties": {}})
+    assert untagged.choices["album-id"] == []  # a field without a role is not an id
 
 
 def test_tool_needing_an_unseen_id_is_not_admitted() -> None:
@@ -43,14 +56,15 @@ def test_tool_needing_an_unseen_id_is_not_admitted() -> None:
     detail = registry.get("get_album_detail")
     constraints = Constraints()
     assert not constraints.admits(detail)
-    constraints.observe("album_id: xyj01")
+    _learn(constraints, _search())
     assert constraints.admits(detail)
 
 
 def test_llama_cpp_accepts_the_grammar(vocab_gguf) -> None:
     llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
     constraints = Constraints()
-    constraints.observe("album_id: xyj01, 共100集")
+    constraints.quote("播放西游记第二集")
+    _learn(constraints, _search())
     for grammar in (
         build_grammar(_registry()),
         build_grammar(_registry(), constraints=constraints),
@@ -67,7 +81,8 @@ def test_llama_cpp_accepts_the_grammar(vocab_gguf) -> None:
 async def test_every_sampled_reply_parses(tiny_gguf) -> None:
     registry = _registry()
     constraints = Constraints()
-    constraints.observe("Found: 西游记 (album_id: xyj01, 100 episodes)")
+    constraints.quote("播放西游记第二集")
+    _learn(constraints, _search())
     grammar = build_grammar(
         registry, constraints=constraints, thought_chars=24, answer_chars=24, string_chars=12
     )
@@ -85,8 +100,8 @@ async def test_every_sampled_reply_parses(tiny_gguf) -> None:
                 registry.validate(reply.tool, reply.arguments)  # matches the tool's schema
                 if reply.tool == "get_album_detail":
                     assert reply.arguments["album_id"] == "xyj01"
-                if "section" in reply.arguments:
-                    assert 1 <= reply.arguments["section"] <= 100
+                if reply.arguments.get("section") is not None:
+                    assert reply.arguments["section"] == 2  # the number said
     finally:
         model.close()
     assert kinds  # replies were produced
@@ -171,22 +186,23 @@ async def test_greedy_replies_parse_under_the_grammar(tiny_gguf) -> None:
     assert streamed
 
 
-def test_keywords_are_spans_of_the_utterance_or_observations() -> None:
+def test_keywords_are_spans_of_the_utterance_or_titles_in_data() -> None:
     constraints = Constraints()
     constraints.quote("给我放三体第五集")
-    keywords = constraints.choices["keyword"]
+    keywords = constraints.choices["title"]
     assert "三体" in keywords and "水浒传" not in keywords
-    constraints.observe("playing: 红楼梦, episode 4")
-    assert "红楼梦" in constraints.choices["keyword"]
+    _learn(constraints, {"message": "playing", "now": {"id": "hlm04", "title": "红楼梦"}},
+           "get_status")  # fmt: skip
+    assert "红楼梦" in constraints.choices["title"]
     english = Constraints()
     english.quote("play chapter 3 of Sherlock Holmes")
-    assert "Sherlock Holmes" in english.choices["keyword"]
-    assert "Treasure Island" not in english.choices["keyword"]
+    assert "Sherlock Holmes" in english.choices["title"]
+    assert "Treasure Island" not in english.choices["title"]
     text = build_grammar(_registry(), constraints=english)
     assert '"\\"Sherlock Holmes\\""' in text
     free = Constraints()
     free.quote("x" * 200)  # too long to enumerate: left free
-    assert "keyword" not in free.choices
+    assert "title" not in free.choices
 
 
 def test_counts_are_small_positive_integers() -> None:
@@ -198,12 +214,25 @@ def test_counts_are_small_positive_integers() -> None:
 def test_episode_numbers_come_from_the_utterance() -> None:
     said = Constraints()
     said.quote("放一下三体第五集")
-    assert said.choices["section"] == [5]
+    assert said.choices["episode"] == [5]
     english = Constraints()
     english.quote("start Alice in Wonderland from chapter two")
-    assert english.choices["section"] == [2]
+    assert english.choices["episode"] == [2]
     unsaid = Constraints()
     unsaid.quote("来点小王子")
-    assert unsaid.choices["section"] == [1]
+    assert unsaid.choices["episode"] == []
     text = build_grammar(_registry(), constraints=said)
     assert '"\\"section\\"" ws ":" ws ("5")' in text
+    text = build_grammar(_registry(), constraints=unsaid)
+    assert '"\\"section\\""' not in text  # no number said: the episode is left out
+
+
+def test_pages_stay_within_those_that_exist() -> None:
+    constraints = Constraints()
+    constraints.quote("搜一下西游记")
+    assert constraints.choices["page"] == [1]
+    pages = {"type": "object", "properties": {"pages": {"type": "integer", "x-role": "page-count"}}}
+    constraints.learn({"message": "x", "albums": [], "pages": 3}, pages)
+    assert constraints.choices["page"] == [1, 2, 3]
+    text = build_grammar(_registry(), constraints=constraints)
+    assert '"\\"page\\"" ws ":" ws ("1" | "2" | "3")' in text

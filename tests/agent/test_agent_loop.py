@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import pytest
-from agent_books import FakeLibrary
+from agent_books import FakeLibrary, plain_registry
 
 from agent import Agent, Completion, ScriptedModel, StepKind, ToolRegistry, TraceWriter, read_last
 
@@ -14,7 +14,7 @@ from agent import Agent, Completion, ScriptedModel, StepKind, ToolRegistry, Trac
 def _agent(model: ScriptedModel, library: FakeLibrary | None = None, **options) -> Agent:
     library = library or FakeLibrary()
     options.setdefault("fast_path", False)
-    return Agent(ToolRegistry(library.tools()), model, **options)
+    return Agent(plain_registry(library), model, **options)
 
 
 async def run(agent: Agent, utterance: str, **kw):
@@ -31,10 +31,12 @@ async def test_action_then_final_answer() -> None:
     assert turn.answer == "开始播放西游记第二集。"
     assert library.calls == [("search_and_play", {"keyword": "西游记", "section": 2})]
     assert [s.kind for s in turn.steps] == [StepKind.ACTION, StepKind.FINAL]
-    assert turn.steps[0].observation == "Now playing 西游记, episode 2."
+    observation = turn.steps[0].observation
+    assert json.loads(observation)["message"] == "Now playing 西游记, episode 2."
+    assert json.loads(observation)["now"]["id"] == "xyj01"
     # The observation went back to the model as a user message.
     second = model.history[1]["messages"]
-    assert second[-1] == {"role": "user", "content": "Observation: Now playing 西游记, episode 2."}
+    assert second[-1] == {"role": "user", "content": "Observation: " + observation}
     assert second[-2]["role"] == "assistant" and "search_and_play" in second[-2]["content"]
     assert turn.error is None and not turn.cancelled
 
@@ -54,7 +56,7 @@ async def test_unknown_tool_and_bad_arguments_are_observations() -> None:
     model = ScriptedModel(
         [
             "Thought: x\nAction: fly\nAction Input: {}",
-            'Thought: x\nAction: search_and_play\nAction Input: {"section": 2}',
+            'Thought: x\nAction: get_album_detail\nAction Input: {"keyword": "x"}',
             "Thought: x\nFinal Answer: 抱歉",
         ]
     )
@@ -64,8 +66,8 @@ async def test_unknown_tool_and_bad_arguments_are_observations() -> None:
     )
     # A missing required argument is caught before the call, naming it and the tools.
     missing = turn.steps[1]
-    assert missing.kind == StepKind.FORMAT_ERROR and "needs 'keyword'" in missing.error
-    assert "valid tools:" in missing.error and "search_and_play" in missing.error
+    assert missing.kind == StepKind.FORMAT_ERROR and "needs 'album_id'" in missing.error
+    assert "valid tools:" in missing.error and "get_album_detail" in missing.error
     assert turn.answer == "抱歉"
 
 
@@ -98,9 +100,7 @@ async def test_repeated_successful_call_ends_the_turn() -> None:
 
 async def test_return_direct_needs_one_model_step() -> None:
     library = FakeLibrary()
-    registry = ToolRegistry()
-    for func in library.tools():
-        registry.add(func, return_direct=func.__name__ in ("pause", "stop"))
+    registry = ToolRegistry(library.tools())  # pause is return-direct by its own contract
     model = ScriptedModel(["Thought: 暂停\nAction: pause\nAction Input: {}"])
     turn = await run(Agent(registry, model, fast_path=False), "帮我把书停一停好吗")
     assert turn.answer == "Paused."
@@ -116,7 +116,10 @@ async def test_fast_path_skips_the_model_and_is_traced(tmp_path) -> None:
     assert library.calls == [("pause", {})]
     assert model.history == []
     assert turn.backend == "fastpath" and turn.steps[0].backend == "fastpath"
-    assert turn.steps[0].kind == StepKind.ACTION and turn.steps[0].observation == "Paused."
+    assert (
+        turn.steps[0].kind == StepKind.ACTION
+        and json.loads(turn.steps[0].observation)["message"] == "Paused."
+    )
     assert read_last(tmp_path, 1)[0]["steps"][0]["action"] == "pause"
 
 
@@ -190,7 +193,9 @@ async def test_injection_reaches_the_running_turn() -> None:
     kinds = [s.kind for s in turn.steps]
     assert kinds == [StepKind.ACTION, StepKind.INJECTED, StepKind.FINAL]
     last_user = model.history[1]["messages"][-1]["content"]
-    assert "Observation: Now playing" in last_user and "不对，我要的是第5集" in last_user
+    assert (
+        'Observation: {"message": "Now playing' in last_user and "不对，我要的是第5集" in last_user
+    )
 
 
 async def test_injection_waits_for_the_next_turn() -> None:
@@ -213,7 +218,8 @@ async def test_long_utterance_is_cut() -> None:
     model = ScriptedModel(["Thought: x\nFinal Answer: 好"])
     turn = await run(_agent(model), "西" * 2000)
     assert turn.answer == "好" and "cut from 2000" in turn.error
-    assert len(model.history[0]["messages"][1]["content"]) == 500
+    content = model.history[0]["messages"][1]["content"]
+    assert len(content.split("\n", 1)[1].removeprefix("用户：")) == 500
 
 
 async def test_labels_in_the_utterance_are_defused() -> None:

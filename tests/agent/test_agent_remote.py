@@ -11,7 +11,7 @@ import time
 from collections import deque
 
 import pytest
-from agent_books import FakeLibrary
+from agent_books import FakeLibrary, plain_registry
 from aiohttp import web
 
 from agent import (
@@ -302,7 +302,7 @@ async def test_local_then_remote_on_local_failure(api, remote) -> None:
         ]
     )
     model = build_model("local-then-remote", local, remote)
-    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
+    agent = Agent(plain_registry(library), model, fast_path=False)
     turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
     assert turn.answer == "已暂停" and library.calls == [("pause", {})]
     assert [s.backend for s in turn.steps] == ["remote", "remote"]
@@ -597,7 +597,7 @@ async def test_stalled_remote_does_not_come_back_within_the_turn(api) -> None:
         name="local",
     )
     model = build_model("remote-then-local", local, remote, breaker_failures=5)
-    agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
+    agent = Agent(plain_registry(library), model, fast_path=False)
     try:
         turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
     finally:

@@ -4,6 +4,7 @@ output and its pacing, the demo library, and commands without a running service.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import wave
 from pathlib import Path
@@ -115,3 +116,17 @@ def test_demo_library_is_made_once(tmp_path: Path) -> None:
     mtimes = [p.stat().st_mtime_ns for p in files]
     demo.make_library(cfg, synthesiser=None)
     assert [p.stat().st_mtime_ns for p in files] == mtimes
+
+
+async def test_tool_command_prints_the_structured_result(tmp_path: Path, capsys) -> None:
+    album = tmp_path / "library" / "西游记"
+    album.mkdir(parents=True)
+    _tone_mp3(album / "第1集.mp3", 300, 1.0)
+    cfg = _config(tmp_path, playback_device="null")
+    code = await asyncio.wait_for(
+        commands.call_tool(cfg, "search_album", {"keyword": "西游记"}, as_json=True), 60
+    )
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert result["message"] == "找到1个专辑：西游记，1集"
+    assert result["albums"][0]["id"].startswith("lib:") and result["albums"][0]["episodes"] == 1

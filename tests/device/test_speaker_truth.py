@@ -65,7 +65,7 @@ async def test_unopenable_speaker_is_reported_and_the_position_stands(
         await asyncio.sleep(1.0)
         assert player.state == PlayerState.PLAYING  # it will go on when a speaker returns
         assert player.now.playback.position == pytest.approx(0.0, abs=0.05)  # nothing heard
-        status = await asyncio.wait_for(player.get_status(), 2)
+        status = (await asyncio.wait_for(player.get_status(), 2))["message"]
         assert "扬声器不可用" in status
         assert "0秒" in status
         facts = app.status()

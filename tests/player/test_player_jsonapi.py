@@ -129,8 +129,8 @@ async def test_titles_remembered_across_restarts(make_player, net, tmp_path, aud
     options = dict(json_sources=[spec(net, detail_title_path="")], state_dir=tmp_path / "st",
                    cache_dir=tmp_path / "cache")  # fmt: skip
     player = await make_player(**options)
-    assert "西游记 甄齐" in await bounded(player.search_album("西游记"))
-    text = await bounded(player.search_and_play("lrts:11", section=2))
+    assert "西游记 甄齐" in (await bounded(player.search_album("西游记")))["message"]
+    text = (await bounded(player.search_and_play("lrts:11", section=2)))["message"]
     assert "西游记 甄齐" in text
     await bounded(asyncio.shield(player.pending.job.task))
     for _ in range(100):
@@ -142,7 +142,8 @@ async def test_titles_remembered_across_restarts(make_player, net, tmp_path, aud
     # After a restart the detail answer carries no title: the remembered one stays.
     again = await make_player(**options)
     detail = await bounded(again.get_album_detail("lrts:11"))
-    assert detail.startswith("西游记 甄齐") and "lrts:11" in detail
+    assert detail["message"].startswith("西游记 甄齐") and "lrts:11" not in detail["message"]
+    assert detail["album"]["id"] == "lrts:11"
     assert "西游记 甄齐" in again.titles() and "11" not in again.titles()
     assert again.store.album_load("lrts:11").album.title == "西游记 甄齐"
 

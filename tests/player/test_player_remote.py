@@ -4,7 +4,6 @@ background downloads, progress, joining, prefetch, corrupt cache files, offline 
 from __future__ import annotations
 
 import asyncio
-import re
 
 import pytest
 from player_fixtures import AudioFile, rss_feed, wait_for_state, wait_until
@@ -34,14 +33,15 @@ async def test_rss_search_download_then_play(make_player, server, tones, sink):
         server.audio[f"s{i}.mp3"] = AudioFile(tones["long"], delay=0.02)
     player = await make_player(feeds=[server.url("/feeds/santi.xml")])
     found = await bounded(player.search_album("三體"))
-    assert "三体 广播剧 (id: rss:" in found
-    text = await bounded(player.search_and_play("三体", section=2))
-    assert text == "正在下载三体 广播剧 第2集，稍等，下载好就播放"
+    assert found["message"] == "找到1个专辑：三体 广播剧，3集"
+    assert found["albums"][0]["id"].startswith("rss:")
+    text = (await bounded(player.search_and_play("三体", section=2)))["message"]
+    assert text == "正在下载三体 广播剧第2集，稍等，下载好就播放"
     assert player.state == PlayerState.LOADING
-    status = await bounded(player.get_status())
-    assert "正在准备 三体 广播剧 第2集" in status and "下载三体 广播剧 第2集" in status
+    status = (await bounded(player.get_status()))["message"]
+    assert "正在准备三体 广播剧第2集" in status and "下载三体 广播剧第2集" in status
     # A second request for the same episode joins the same download.
-    await bounded(player.search_and_play("三体", section=2))
+    (await bounded(player.search_and_play("三体", section=2)))["message"]
     await wait_for_state(player, PlayerState.PLAYING, 10)
     assert [n for n, _r in server.requests].count("s2.mp3") == 1
     assert player.now.cached and player.now.episode.section == 2
@@ -50,8 +50,8 @@ async def test_rss_search_download_then_play(make_player, server, tones, sink):
     await wait_until(lambda: player.cache.lookup(following) is not None, 10)
     # Second time round the same episode is cached: the fast path.
     await bounded(player.stop())
-    text = await bounded(player.search_and_play("三体", section=2))
-    assert text.startswith("正在播放(已缓存): 三体 广播剧 第2集")
+    text = (await bounded(player.search_and_play("三体", section=2)))["message"]
+    assert text.startswith("正在播放三体 广播剧第2集")
 
 
 async def test_librivox_through_tools_and_offline_replay(make_player, server, tones, tmp_path):
@@ -61,21 +61,21 @@ async def test_librivox_through_tools_and_offline_replay(make_player, server, to
     player = await make_player(
         librivox_url=server.url("/librivox"), language="en", prefetch_next=False
     )
-    text = await bounded(player.search_album("journey"))
-    assert "Journey to the West by Wu Chengen (id: lv:101, 2 episodes)" in text
-    detail = await bounded(player.get_album_detail("lv:101"))
-    assert detail.endswith("2 episodes: Episode 1; Episode 2")  # titles only repeat numbers
-    assert "Downloading" in await bounded(player.search_and_play("lv:101", section=1))
+    text = (await bounded(player.search_album("journey")))["message"]
+    assert "Journey to the West by Wu Chengen, 2 episodes" in text
+    detail = (await bounded(player.get_album_detail("lv:101")))["message"]
+    assert detail.endswith("2 episodes: episode 1 and episode 2")  # titles only repeat numbers
+    assert "Downloading" in (await bounded(player.search_and_play("lv:101", section=1)))["message"]
     await wait_for_state(player, PlayerState.PLAYING)
     await bounded(player.stop())
     # The server goes away: the remembered album and cached episode still play.
     await server.close()
-    text = await bounded(player.search_and_play("Journey to the West", section=1))
-    assert text.startswith("Playing (cached): Journey to the West, episode 1")
-    assert "Downloading" in await bounded(player.search_and_play("lv:101", section=2))
+    text = (await bounded(player.search_and_play("Journey to the West", section=1)))["message"]
+    assert text.startswith("Playing Journey to the West, episode 1")
+    assert "Downloading" in (await bounded(player.search_and_play("lv:101", section=2)))["message"]
     await wait_until(lambda: player.last_error != "")
     assert player.state == PlayerState.IDLE
-    assert "last error: The connection dropped" in await bounded(player.get_status())
+    assert "last error: The connection dropped" in (await bounded(player.get_status()))["message"]
 
 
 async def test_json_source_through_tools(make_player, server, tones):
@@ -88,10 +88,11 @@ async def test_json_source_through_tools(make_player, server, tones):
     server.audio["j2.opus"] = AudioFile(tones["opus"], content_type="audio/ogg")
     player = await make_player(json_sources=[json_spec(server)])
     found = await bounded(player.search_album("西游记"))
-    assert found.startswith("找到1个专辑: 1. 西游记|甄齐播讲|甄齐 (id: lrts:55, 2集)")
-    album_id = re.search(r"id: (\S+),", found).group(1)
-    assert "第2集 拜师学艺" in await bounded(player.get_album_detail(album_id))
-    await bounded(player.search_and_play("西游记", section=2))
+    assert found["message"] == "找到1个专辑：西游记|甄齐播讲（甄齐），2集"
+    album_id = found["albums"][0]["id"]
+    assert album_id == "lrts:55"
+    assert "第2集 拜师学艺" in (await bounded(player.get_album_detail(album_id)))["message"]
+    (await bounded(player.search_and_play("西游记", section=2)))["message"]
     await wait_for_state(player, PlayerState.PLAYING)
     assert player.now.path.suffix == ".opus"
 
@@ -100,9 +101,9 @@ async def test_failed_download_is_reported_and_nothing_plays(make_player, server
     server.feeds["f.xml"] = rss_feed("坏书", [("第1集", server.url("/audio/html.mp3"), 1)])
     server.audio["html.mp3"] = AudioFile(b"<!DOCTYPE html><html>captcha</html>", "text/html")
     player = await make_player(feeds=[server.url("/feeds/f.xml")])
-    assert "正在下载" in await bounded(player.search_and_play("坏书", section=1))
+    assert "正在下载" in (await bounded(player.search_and_play("坏书", section=1)))["message"]
     await wait_for_state(player, PlayerState.IDLE)
-    assert "网页，不是音频" in await bounded(player.get_status())
+    assert "网页，不是音频" in (await bounded(player.get_status()))["message"]
     assert list(player.cache.root.rglob("*.mp3*")) == []
 
 
@@ -110,23 +111,24 @@ async def test_corrupt_cached_file_is_removed(make_player, server, tones):
     server.feeds["c.xml"] = rss_feed("好书", [("第1集", server.url("/audio/c1.mp3"), 1)])
     server.audio["c1.mp3"] = AudioFile(tones["mp3"])
     player = await make_player(feeds=[server.url("/feeds/c.xml")])
-    await bounded(player.search_and_play("好书", section=1))
+    (await bounded(player.search_and_play("好书", section=1)))["message"]
     await wait_for_state(player, PlayerState.PLAYING)
     await bounded(player.stop())
     path = player.cache.lookup(player.store.album_load(player.store.albums()[0].id).episodes[0])
     size = path.stat().st_size
     path.write_bytes(b"\x00" * size)  # same size, garbage inside
     with pytest.raises(DecodeError, match="坏了，已从缓存删除"):
-        await bounded(player.search_and_play("好书", section=1))
+        (await bounded(player.search_and_play("好书", section=1)))["message"]
     assert not path.exists()
     assert player.state == PlayerState.IDLE
     # Asked again, it is downloaded afresh.
-    assert "正在下载" in await bounded(player.search_and_play("好书", section=1))
+    assert "正在下载" in (await bounded(player.search_and_play("好书", section=1)))["message"]
     await wait_for_state(player, PlayerState.PLAYING)
 
 
 async def test_unknown_remote_album(make_player, server):
     player = await make_player(librivox_url=server.url("/librivox"))
     with pytest.raises(NotFoundError):
-        await bounded(player.get_album_detail("lv:424242"))
-    assert "没有找到" in await bounded(player.search_album("nothing here"))
+        (await bounded(player.get_album_detail("lv:424242")))["message"]
+    with pytest.raises(NotFoundError, match="没有找到"):
+        await bounded(player.search_album("nothing here"))

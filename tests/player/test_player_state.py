@@ -274,7 +274,7 @@ async def test_corrupt_database_player_starts_and_rebuilds_the_cache_index(
     assert player.store.recovered is not None
     assert cached.exists()
     assert player.store.cache_entries()  # rebuilt from the cache folder and the albums
-    text = await asyncio.wait_for(player.search_and_play("远程书", section=1), 5)
+    text = (await asyncio.wait_for(player.search_and_play("远程书", section=1), 5))["message"]
     assert "下载" not in text  # played from the rebuilt cache index
     assert player.now is not None and player.now.path == cached
     assert len(server.requests) == requests
@@ -307,7 +307,7 @@ async def test_full_disk_during_playback_then_freed(tmp_path, caplog):
             frames = sink.frames
             await asyncio.sleep(0.3)
             assert sink.frames == frames  # it really paused
-            status = await asyncio.wait_for(player.get_status(), 2)
+            status = (await asyncio.wait_for(player.get_status(), 2))["message"]
             assert "书签暂时存不下" in status
             await asyncio.wait_for(player.resume(), 2)
             assert player.state == PlayerState.PLAYING
@@ -352,7 +352,7 @@ async def test_read_only_state_dir_runs_in_memory(tmp_path, caplog):
         await asyncio.wait_for(player.stop(), 2)
         mark = player.store.bookmark(player.store.last_bookmark().album_id)
         assert mark.section == 2  # bookmarks work for this run
-        assert "书签暂时存不下" in await asyncio.wait_for(player.get_status(), 2)
+        assert "书签暂时存不下" in (await asyncio.wait_for(player.get_status(), 2))["message"]
         await asyncio.wait_for(player.close(), 5)
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert not (state / "player.sqlite3-wal").exists()

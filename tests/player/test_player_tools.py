@@ -40,18 +40,29 @@ async def test_tools_are_typed_and_documented(make_player, library):
 
 async def test_search_album_lists_ids_usable_by_other_tools(make_player, library):
     player = await make_player(library_paths=[library])
-    text = await bounded(player.search_album("西遊記"))
-    assert text.startswith("找到1个专辑: 1. 西游记 (id: lib:")
-    album_id = re.search(r"id: (lib:\w+)", text).group(1)
-    detail = await bounded(player.get_album_detail(album_id))
-    assert "共3集" in detail and "第2集 第二集 拜师学艺" in detail
-    picked = await bounded(player.get_album_detail(album_id, keyword="天宫"))
+    found = await bounded(player.search_album("西遊記"))
+    assert found["message"] == "找到1个专辑：西游记，3集"
+    assert "lib:" not in found["message"]
+    [album] = found["albums"]
+    assert album["title"] == "西游记" and album["episodes"] == 3
+    album_id = album["id"]
+    assert re.fullmatch(r"lib:[0-9a-f]{10}", album_id)
+    result = await bounded(player.get_album_detail(album_id))
+    detail = result["message"]
+    assert "共3集" in detail and "第2集 拜师学艺" in detail and album_id not in detail
+    assert result["album"] == album
+    assert result["listed"][1] == {"episode": 2, "title": "拜师学艺"}
+    picked = (await bounded(player.get_album_detail(album_id, keyword="天宫")))["message"]
     assert "大闹天宫" in picked and "猴王" not in picked
-    assert "没有找到" in await bounded(player.search_album("红楼梦"))
-    assert "Journey to the West" in await bounded(player.search_album("jorney west"))
+    with pytest.raises(NotFoundError, match="没有找到"):
+        await bounded(player.search_album("红楼梦"))
+    for keyword in ("I", "the", "书", "  "):
+        with pytest.raises(BadInputError):
+            await bounded(player.search_album(keyword))
+    assert "Journey to the West" in (await bounded(player.search_album("jorney west")))["message"]
     with pytest.raises(NotFoundError):
-        await bounded(player.get_album_detail("lib:nope"))
-    by_keyword = await bounded(player.get_album_detail("123", keyword="西游记"))
+        (await bounded(player.get_album_detail("lib:nope")))["message"]
+    by_keyword = (await bounded(player.get_album_detail("123", keyword="西游记")))["message"]
     assert "共3集" in by_keyword
 
 
@@ -60,104 +71,104 @@ async def test_search_and_play_cached_fast_path(make_player, library, sink):
     states = []
     player.subscribe(states.append)
     started = time.perf_counter()
-    text = await bounded(player.search_and_play("西游记", section=2))
-    assert text == "正在播放(本地): 西游记 第2集 第二集 拜师学艺"
+    text = (await bounded(player.search_and_play("西游记", section=2)))["message"]
+    assert text == "正在播放西游记第2集 拜师学艺"
     assert player.state == PlayerState.PLAYING
     await bounded(asyncio.to_thread(sink.written.wait, 5))
     assert sink.first_write > started
     assert states == [PlayerState.LOADING, PlayerState.PLAYING]
-    status = await bounded(player.get_status())
-    assert status.startswith("正在播放 西游记 第2集") and "音量100%" in status
+    status = (await bounded(player.get_status()))["message"]
+    assert status.startswith("正在播放西游记第2集") and "音量100%" in status
 
 
 async def test_pause_resume_stop_and_status(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    assert await bounded(player.pause()) == "现在没有在播放"
-    await bounded(player.search_and_play("西游记", section=1))
+    assert (await bounded(player.pause()))["message"] == "现在没有在播放"
+    (await bounded(player.search_and_play("西游记", section=1)))["message"]
     await wait_until(lambda: sink.frames > 4800)
-    assert (await bounded(player.pause())).startswith("已暂停 西游记 第1集")
+    assert (await bounded(player.pause()))["message"].startswith("已暂停西游记第1集")
     assert player.state == PlayerState.PAUSED
     await asyncio.sleep(0.1)
     frames = sink.frames
     await asyncio.sleep(0.1)
     assert sink.frames == frames
-    assert "已暂停" in await bounded(player.get_status())
-    assert (await bounded(player.resume())).startswith("继续播放")
+    assert "已暂停" in (await bounded(player.get_status()))["message"]
+    assert (await bounded(player.resume()))["message"].startswith("继续播放")
     await wait_until(lambda: sink.frames > frames)
-    assert await bounded(player.stop()) == "已停止播放"
+    assert (await bounded(player.stop()))["message"] == "已停止播放"
     assert player.state == PlayerState.IDLE
-    assert "空闲" in await bounded(player.get_status())
+    assert "空闲" in (await bounded(player.get_status()))["message"]
 
 
 async def test_bookmark_resume_without_section(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    await bounded(player.search_and_play("西游记", section=2))
+    (await bounded(player.search_and_play("西游记", section=2)))["message"]
     await wait_until(lambda: player.now.playback.position > 1.2)
-    await bounded(player.stop())
+    (await bounded(player.stop()))["message"]
     mark = player.store.bookmark(player.store.last_bookmark().album_id)
     assert mark.section == 2 and mark.position > 1.2
-    text = await bounded(player.search_and_play("西游记"))
-    assert text.startswith("从第2集 1秒 继续播放西游记")
+    text = (await bounded(player.search_and_play("西游记")))["message"]
+    assert text.startswith("从第2集1秒处继续播放西游记")
     assert player.now.episode.section == 2 and player.now.playback.position >= 1.2
     # An explicit section 1 is not "omitted".
-    assert "第1集" in await bounded(player.search_and_play("西游记", section=1))
+    assert "第1集" in (await bounded(player.search_and_play("西游记", section=1)))["message"]
     assert player.now.playback.position < 0.5
-    await bounded(player.stop())
+    (await bounded(player.stop()))["message"]
     # No keyword: the last book.
-    assert "西游记" in await bounded(player.search_and_play(""))
+    assert "西游记" in (await bounded(player.search_and_play("")))["message"]
 
 
 async def test_bad_sections_and_keywords(make_player, library):
     player = await make_player(library_paths=[library])
     with pytest.raises(BadInputError, match="集数从1开始"):
-        await bounded(player.search_and_play("西游记", section=0))
+        (await bounded(player.search_and_play("西游记", section=0)))["message"]
     with pytest.raises(NotFoundError, match="西游记只有3集，没有第9999集"):
-        await bounded(player.search_and_play("西游记", section=9999))
+        (await bounded(player.search_and_play("西游记", section=9999)))["message"]
     for keyword in ("../../etc/passwd", "/", "a\x00b", "..\\..\\x", "红楼梦"):
-        with pytest.raises(NotFoundError):
-            await bounded(player.search_and_play(keyword, section=1))
+        with pytest.raises((NotFoundError, BadInputError)):
+            (await bounded(player.search_and_play(keyword, section=1)))["message"]
     with pytest.raises(BadInputError):
-        await bounded(player.search_and_play("   "))
+        (await bounded(player.search_and_play("   ")))["message"]
     assert player.state == PlayerState.IDLE
     assert not list(player.cache.root.rglob("*passwd*"))
 
 
 async def test_next_previous_and_auto_advance(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    await bounded(player.search_and_play("西游记", section=1))
-    assert "第2集" in await bounded(player.next_episode())
-    assert "第1集" in await bounded(player.previous_episode())
+    (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    assert "第2集" in (await bounded(player.next_episode()))["message"]
+    assert "第1集" in (await bounded(player.previous_episode()))["message"]
     with pytest.raises(NotFoundError, match="第一集"):
-        await bounded(player.previous_episode())
-    await bounded(player.search_and_play("西游记", section=2))
+        (await bounded(player.previous_episode()))["message"]
+    (await bounded(player.search_and_play("西游记", section=2)))["message"]
     # 2 s episodes at 20x: the end comes fast and the player moves on to episode 3.
     await wait_until(lambda: player.now is not None and player.now.episode.section == 3)
     await wait_for_state(player, PlayerState.IDLE)
     mark = player.store.last_bookmark()
     assert mark.section == 3
     with pytest.raises(NotFoundError, match="最后一集"):
-        await bounded(player.next_episode())
+        (await bounded(player.next_episode()))["message"]
 
 
 async def test_seek_volume_and_sleep_timer(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    assert await bounded(player.seek(1)) == "现在没有在播放"
-    await bounded(player.search_and_play("西游记", section=1))
+    assert (await bounded(player.seek(1)))["message"] == "现在没有在播放"
+    (await bounded(player.search_and_play("西游记", section=1)))["message"]
     sink.speed = 2.0
-    assert await bounded(player.seek(1.5)) == "已跳到 1秒"
+    assert (await bounded(player.seek(1.5)))["message"] == "已跳到1秒"
     await wait_until(lambda: player.now.playback.position >= 1.5)
     with pytest.raises(BadInputError):
-        await bounded(player.seek(60))
-    assert await bounded(player.set_volume(30)) == "音量已调到30%"
+        (await bounded(player.seek(60)))["message"]
+    assert (await bounded(player.set_volume(30)))["message"] == "音量已调到30%"
     assert player.volume == 0.3
     for bad in (-1, 101):
         with pytest.raises(BadInputError):
-            await bounded(player.set_volume(bad))
-    assert "分钟后停止" in await bounded(player.sleep_timer(0.005))
+            (await bounded(player.set_volume(bad)))["message"]
+    assert "分钟后停止" in (await bounded(player.sleep_timer(0.005)))["message"]
     await wait_for_state(player, PlayerState.PAUSED)
-    assert await bounded(player.sleep_timer(0)) == "已取消定时"
+    assert (await bounded(player.sleep_timer(0)))["message"] == "已取消定时"
     with pytest.raises(BadInputError):
-        await bounded(player.sleep_timer(-3))
+        (await bounded(player.sleep_timer(-3)))["message"]
 
 
 async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
@@ -167,22 +178,22 @@ async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
     make_album(root, "好书", ["第1集", "第2集"], seconds=2.0)
     (root / "好书" / "第2集.mp3").write_bytes(b"")
     player = await make_player(library_paths=[root])
-    await bounded(player.search_and_play("好书", section=1))
-    with pytest.raises(DecodeError, match="好书 第2集的文件坏了"):
-        await bounded(player.search_and_play("好书", section=2))
+    (await bounded(player.search_and_play("好书", section=1)))["message"]
+    with pytest.raises(DecodeError, match="好书第2集的文件坏了"):
+        (await bounded(player.search_and_play("好书", section=2)))["message"]
     assert player.state == PlayerState.PLAYING and player.now.episode.section == 1
     assert isinstance(DecodeError("x"), PlayerError)
 
 
 async def test_english_texts(make_player, library):
     player = await make_player(library_paths=[library], language="en")
-    text = await bounded(player.search_album("journey"))
-    assert text.startswith("Found 1 albums: 1. Journey to the West (id: lib:")
-    assert (await bounded(player.search_and_play("journey", section=2))).startswith(
-        "Playing (local): Journey to the West, episode 2"
+    text = (await bounded(player.search_album("journey")))["message"]
+    assert text.startswith("Found 1 albums: Journey to the West, 2 episodes")
+    assert (await bounded(player.search_and_play("journey", section=2)))["message"].startswith(
+        "Playing Journey to the West, episode 2"
     )
     with pytest.raises(NotFoundError, match="has 2 episodes"):
-        await bounded(player.search_and_play("journey", section=7))
+        (await bounded(player.search_and_play("journey", section=7)))["message"]
 
 
 async def test_titles_for_the_phrase_list(make_player, library, tmp_path):
@@ -202,15 +213,17 @@ class BrokenSink(RecordingSink):
 
 async def test_sink_failure_stops_playback_and_keeps_the_file(make_player, library):
     player = await make_player(library_paths=[library], sink=BrokenSink(speed=20.0))
-    await bounded(player.search_and_play("西游记", section=1))
+    (await bounded(player.search_and_play("西游记", section=1)))["message"]
     await wait_for_state(player, PlayerState.IDLE)
-    assert "声音输出出错" in await bounded(player.get_status())
+    assert "声音输出出错" in (await bounded(player.get_status()))["message"]
     assert all(Path(e.location).exists() for e in (await player.resolve("西游记")).episodes)
     # The player is still usable.
-    await bounded(player.search_album("西游记"))
+    (await bounded(player.search_album("西游记")))["message"]
 
 
 async def test_a_dead_remote_source_does_not_hide_the_library(make_player, library):
     player = await make_player(library_paths=[library], librivox_url="http://127.0.0.1:9")
-    text = await bounded(player.search_and_play("西游纪", section=1))  # typo: fuzzy, local
-    assert text.startswith("正在播放(本地): 西游记 第1集")
+    text = (await bounded(player.search_and_play("西游纪", section=1)))[
+        "message"
+    ]  # typo: fuzzy, local
+    assert text.startswith("正在播放西游记第1集")

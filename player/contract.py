@@ -1,0 +1,173 @@
+"""The contract between the player's tools and any agent that calls them.
+
+Everything an agent needs to know about a tool travels with the tool function, written
+once here in `player/`:
+
+- each parameter's *role* and bounds, in its JSON Schema through ``Annotated`` (the
+  ``x-role`` key; roles are ``title``, ``album-id``, ``episode``, ``page``, ``seconds``,
+  ``percent``, ``minutes``), so an agent can build exact constraints without knowing the
+  tool's name;
+- whether a successful call ends the turn (``return_direct``: its ``message`` is the
+  answer), the zh/en when-to-use hints, short examples, and the whole short commands
+  that call it without a language model (the fast path: ``phrases``, and ``patterns``
+  whose named groups are parameters and whose ``#`` stands for a number said), set as
+  attributes by `tool`;
+- the shape of the result (``output_schema``, a JSON Schema as MCP's ``outputSchema``):
+  a dict with one short speakable ``message`` in the configured language plus data whose
+  fields carry roles too (``album-id``, ``title``, ``episode-count``, ``episode``,
+  ``seconds``), so an agent learns admissible ids and counts from the data, never from
+  prose.
+
+The attribute names are plain strings (`ATTR_RETURN_DIRECT`, `ATTR_HINTS`,
+`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_PHRASES`, `ATTR_PATTERNS`); a bound method
+exposes its function's attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+__all__ = [
+    "ALBUM",
+    "ATTR_EXAMPLES",
+    "ATTR_HINTS",
+    "ATTR_OUTPUT_SCHEMA",
+    "ATTR_PATTERNS",
+    "ATTR_PHRASES",
+    "ATTR_RETURN_DIRECT",
+    "CONTEXT",
+    "NOW",
+    "AlbumId",
+    "EpisodeNo",
+    "Keyword",
+    "Minutes",
+    "Page",
+    "Percent",
+    "Seconds",
+    "result_schema",
+    "returns",
+    "tool",
+]
+
+ATTR_RETURN_DIRECT = "tool_return_direct"
+ATTR_HINTS = "tool_hints"
+ATTR_EXAMPLES = "tool_examples"
+ATTR_OUTPUT_SCHEMA = "tool_output_schema"
+ATTR_PHRASES = "tool_phrases"
+ATTR_PATTERNS = "tool_patterns"
+
+MAX_PAGE = 50
+"""Highest result page a search accepts (5 albums a page: 250 results)."""
+
+MAX_EPISODE = 9999
+MAX_SEEK_SECONDS = 36000
+MAX_SLEEP_MINUTES = 600
+
+Keyword = Annotated[str, {"x-role": "title", "maxLength": 100}]
+AlbumId = Annotated[str, {"x-role": "album-id", "maxLength": 100}]
+EpisodeNo = Annotated[int | None, {"x-role": "episode", "minimum": 1, "maximum": MAX_EPISODE}]
+Page = Annotated[int, {"x-role": "page", "minimum": 1, "maximum": MAX_PAGE}]
+Seconds = Annotated[
+    float, {"x-role": "seconds", "minimum": -MAX_SEEK_SECONDS, "maximum": MAX_SEEK_SECONDS}
+]
+Percent = Annotated[int, {"x-role": "percent", "minimum": 0, "maximum": 100}]
+Minutes = Annotated[float, {"x-role": "minutes", "minimum": 0, "maximum": MAX_SLEEP_MINUTES}]
+
+ALBUM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "x-role": "album-id"},
+        "title": {"type": "string", "x-role": "title"},
+        "episodes": {"type": "integer", "x-role": "episode-count"},
+    },
+}
+"""One album in a result: ``{"id": "lib:3ea9489e79", "title": "西游记", "episodes": 100}``."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+NOW: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **ALBUM["properties"],
+        "state": {"type": "string", "enum": ["playing", "paused", "loading"]},
+        "episode": {"type": "integer", "x-role": "episode"},
+        "episode_title": {"type": "string"},
+        "position": {"type": "number", "x-role": "seconds"},
+        "duration": {"type": "number", "x-role": "seconds"},
+    },
+}
+"""The album and episode loaded now: album fields plus state, episode and position (s)."""
+
+BOOKMARK: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **ALBUM["properties"],
+        "episode": {"type": "integer", "x-role": "episode"},
+        "position": {"type": "number", "x-role": "seconds"},
+    },
+}
+"""Where an album was left off: album fields plus episode and position (s)."""
+
+
+CONTEXT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string"},
+        "now": NOW,
+        "bookmarks": {"type": "array", "items": BOOKMARK},
+    },
+}
+"""The listener's context: the album loaded now and bookmarks of albums the words name."""
+
+
+def returns(schema: dict[str, Any]) -> Callable[[F], F]:
+    """Attach the result's JSON Schema to a function that is not a tool (the context)."""
+
+    def mark(func: F) -> F:
+        setattr(func, ATTR_OUTPUT_SCHEMA, schema)
+        return func
+
+    return mark
+
+
+def result_schema(**properties: dict[str, Any]) -> dict[str, Any]:
+    """A result's JSON Schema: the speakable ``message`` plus the given data properties."""
+    return {
+        "type": "object",
+        "properties": {"message": {"type": "string"}, **properties},
+        "required": ["message"],
+    }
+
+
+def tool(
+    *,
+    return_direct: bool = False,
+    zh: str = "",
+    en: str = "",
+    output: dict[str, Any] | None = None,
+    examples: list[dict[str, Any]] | None = None,
+    phrases: tuple[str, ...] = (),
+    patterns: tuple[str, ...] = (),
+) -> Callable[[F], F]:
+    """Mark a function as a tool with its contract metadata; returns it unchanged.
+
+    `zh`/`en` say when to use the tool; `return_direct` makes a successful result end the
+    turn with its ``message`` as the spoken answer; `output` is the result's JSON Schema
+    (default: a message only); `examples` are ``{"zh": text, "en": text, "tools": [...]}``
+    ReAct snippets for the prompt, used only when every tool they name is registered;
+    `phrases` are whole utterances (zh or en, before politeness words are dropped) that
+    call the tool with no arguments; `patterns` are regular expressions over the whole
+    normalised utterance whose named groups give arguments, ``#`` matching a number.
+    """
+
+    def mark(func: F) -> F:
+        setattr(func, ATTR_RETURN_DIRECT, return_direct)
+        setattr(func, ATTR_HINTS, {"zh": zh, "en": en})
+        setattr(func, ATTR_OUTPUT_SCHEMA, output or result_schema())
+        setattr(func, ATTR_EXAMPLES, list(examples or []))
+        setattr(func, ATTR_PHRASES, tuple(phrases))
+        setattr(func, ATTR_PATTERNS, tuple(patterns))
+        return func
+
+    return mark

@@ -1,0 +1,76 @@
+"""Without a language model the fast path still serves the real player; volume wiring."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "player"))
+
+from player_fixtures import RecordingSink, make_album
+
+from device.config import dev_config
+from device.runtime import NoModelAgent, _make_registry, default_agent
+from player import Player
+
+
+async def _player(tmp_path: Path, config) -> Player:
+    player = Player(
+        library_paths=list(config.library.paths),
+        cache_dir=config.path("cache_dir"),
+        state_dir=config.path("state_dir"),
+        sink=RecordingSink(speed=20.0),
+        language=config.language,
+        volume_percent=config.audio.volume_percent,
+        max_volume_percent=config.audio.max_volume_percent,
+    )
+    await asyncio.wait_for(player.start(), 5)
+    return player
+
+
+async def test_short_commands_work_with_no_model_file(tmp_path) -> None:
+    library = tmp_path / "library"
+    make_album(library, "西游记", ["第1集", "第2集"], seconds=2.0)
+    config = dev_config(
+        tmp_path,
+        language="zh",
+        models_dir=str(tmp_path / "no-models"),
+        library={"paths": [str(library)]},
+        llm={"policy": "local"},
+        audio={"volume_percent": 60, "max_volume_percent": 70},
+    )
+    player = await _player(tmp_path, config)
+    try:
+        agent, backends = await asyncio.wait_for(
+            default_agent(config, _make_registry(config, player)), 10
+        )
+        assert backends == []
+        assert isinstance(agent, NoModelAgent) and agent.registry is not None
+        await player.search_and_play("西游记", section=1)
+        for utterance, tool, answer in [
+            ("暂停", "pause", "已暂停西游记第1集"),
+            ("接着来", "resume", "继续播放西游记第1集"),
+            ("大声点", "volume_up", "音量已调到70%"),
+            ("大声点", "volume_up", "音量已经是最大的70%了"),
+            ("小点声", "volume_down", "音量已调到60%"),
+            ("下一级", "next_episode", "正在播放西游记第2集"),
+        ]:
+            turn = await asyncio.wait_for(agent.run(utterance), 5)
+            assert turn.backend == "fastpath", utterance
+            assert [s.action for s in turn.steps] == [tool], utterance
+            assert turn.answer == answer
+        turn = await asyncio.wait_for(agent.run("播放三体第五集"), 5)
+        assert turn.answer.startswith("抱歉，语言模型不可用")
+        assert "model file" in turn.error or "no model" in turn.error or turn.error
+    finally:
+        await asyncio.wait_for(player.close(), 5)
+
+
+async def test_the_configured_volume_is_the_players(tmp_path) -> None:
+    config = dev_config(tmp_path, audio={"volume_percent": 80})
+    player = await _player(tmp_path, config)
+    try:
+        assert (await player.get_status())["volume"] == 80
+    finally:
+        await asyncio.wait_for(player.close(), 5)

@@ -215,9 +215,8 @@ class LocalLibrary:
         return [e.get_detail() for e in self._albums.values()]
 
     def albums(self) -> list[Album]:
-        """Every local album, in scan order."""
-        self.refresh()
-        return [e.detail.album for e in self._albums.values()]
+        """Every local album as of the last scan (never scans: safe on the loop)."""
+        return [e.album for e in self._albums.values()]
 
     def known_titles(self) -> list[str]:
         """Titles of every local album (as of the last scan; never scans on the loop)."""

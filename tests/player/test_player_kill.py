@@ -80,7 +80,10 @@ async def test_kill_during_download_resumes_with_range(tmp_path, server, make_pl
     server.audio["big.mp3"].delay = 0.0
     player = await make_player(feeds=[feed])
     assert parts[0].exists()  # kept for the resume
-    assert "正在下载" in await asyncio.wait_for(player.search_and_play("长篇", section=1), 5)
+    assert (
+        "正在下载"
+        in (await asyncio.wait_for(player.search_and_play("长篇", section=1), 5))["message"]
+    )
     await wait_for_state(player, PlayerState.PLAYING, 10)
     assert player.now.path.read_bytes() == body
     ranges = [r for n, r in server.requests if n == "big.mp3"]

@@ -437,6 +437,9 @@ async def test_unusable_cache_dir_still_starts_the_player(tmp_path, caplog):
     try:
         await asyncio.wait_for(player.start(), 5)
         assert any("cache directory" in r.getMessage() for r in caplog.records)
-        assert "正在播放" in await asyncio.wait_for(player.search_and_play("长篇", section=1), 5)
+        assert (
+            "正在播放"
+            in (await asyncio.wait_for(player.search_and_play("长篇", section=1), 5))["message"]
+        )
     finally:
         await asyncio.wait_for(player.close(), 5)

@@ -275,7 +275,7 @@ async def default_agent(
             str(err),
             registry,
             fast_path=llm.fast_path,
-            trace=TraceWriter(config.path("state_dir"), config.trace_max_mb << 20),
+            trace=trace or make_trace(config),
         )
         return agent, backends
     agent = Agent(

@@ -149,3 +149,19 @@ def test_readme_command_runs(command: str, world, capsys, monkeypatch) -> None:
     assert code in allowed, (command, code, out, err)
     if args.command == "models" and args.action == "fetch":
         assert fetched and all(fetched)
+
+
+def test_every_command_the_code_prints_parses() -> None:
+    """The fixes `doctor` and `models verify` print (`xiaoting models fetch --force ID` ...)
+    are command lines the parser takes, with a real model id in place of the placeholder."""
+    from device import cli
+
+    printed = []
+    for path in (ROOT / "device").glob("*.py"):
+        printed += re.findall(r"`xiaoting ([^`]+)`", path.read_text(encoding="utf-8"))
+    assert any("models fetch --force" in c for c in printed)
+    for command in printed:
+        command = re.sub(r"\{[^}]*\}|\bID\b", "en_US-joe-medium", command)
+        if len(command.split()) < 2:
+            continue  # a docstring naming a command ("`xiaoting doctor`"), not a line to run
+        cli.parse_args(shlex.split(command))

@@ -274,7 +274,9 @@ class Agent:
         titles = self.titles()
         constraints = Constraints(fold=self.fold)
         constraints.quote(utterance)
-        constraints.mention(titles, utterance)
+        # A library title named in the utterance: the listener means that book, so the first
+        # reply must consult a tool (play, search, detail, pause…), never answer from nothing.
+        named = constraints.mention(titles, utterance)
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
             constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
@@ -298,7 +300,7 @@ class Agent:
         # so they leave the grammar (calls with arguments are caught when repeated).
         done: set[str] = set()
         empty_replies = 0
-        for _ in range(self.max_rounds):
+        for round_index in range(self.max_rounds):
             if cancel.is_set():
                 turn.cancelled = True
                 return
@@ -313,6 +315,7 @@ class Agent:
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
+                    allow_final=not (named and usable and round_index == 0),
                     # Only an answer is possible: keep the Thought short so it fits.
                     thought_chars=160 if usable else 40,
                     answer_digits=bool(succeeded) or numbers_known,

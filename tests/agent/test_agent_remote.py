@@ -689,7 +689,9 @@ async def test_real_local_model_answers_behind_a_stalling_remote(api, llm_path) 
             elapsed = time.perf_counter() - started
             model_steps = [s for s in turn.steps if s.backend not in ("fastpath", "human")]
             assert model_steps and all(s.backend == "local" for s in model_steps), turn.steps
-            assert library.calls, turn.steps  # the local model did the work
+            # the local model did the work: a parsed reply of its own (which tool it picks
+            # is measured by test_agent_real_model.py and bench/agent.py)
+            assert all(s.kind in (StepKind.ACTION, StepKind.FINAL) for s in model_steps)
             assert turn.answer and not turn.error, turn.error
             # the remote's budget once (first model step) + the local steps, each in its own
             assert elapsed < 1.0 + step * len(model_steps)

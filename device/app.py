@@ -117,6 +117,7 @@ class App:
         language: str = "zh",
         timings: Timings = Timings(),
         earcon_enabled: bool = True,
+        speculate: bool = True,
     ) -> None:
         self.inbox = inbox
         self.mixer = mixer
@@ -140,6 +141,9 @@ class App:
         self.language = language
         self.timings = timings
         self.earcon_enabled = earcon_enabled
+        self.speculate = speculate
+        """Start the agent's first model step on the partial transcript while the release
+        tail is recorded (`agent.speculate`)."""
         self.ptt = PushToTalk(
             tap_seconds=timings.tap_seconds,
             bounce_seconds=timings.bounce_seconds,
@@ -340,13 +344,42 @@ class App:
         self._turn = asyncio.create_task(self._voice_turn(listening, released_at), name="turn")
 
     async def _voice_turn(self, listening: Listening, released_at: float) -> None:
+        speculation = self._speculation()
+        if speculation is not None:
+            listening.on_partial = speculation.guess
+            speculation.guess(listening.partial)
         try:
             heard = await listening.finish(
                 self.timings.release_tail_seconds, released_at=released_at
             )
         except asyncio.CancelledError:
             listening.abort()
+            if speculation is not None:
+                speculation.close()
             raise
+        finally:
+            listening.on_partial = None
+        if speculation is not None:
+            try:
+                if not speculation.settle(heard.transcript):
+                    speculation = None
+                await self._heard(heard, released_at)
+            finally:
+                if speculation is not None:
+                    speculation.close()
+            return
+        await self._heard(heard, released_at)
+
+    def _speculation(self) -> Any:
+        """A `Speculation` for this turn's agent, or None (off, or no local model)."""
+        if not self.speculate or not hasattr(self.agent, "registry"):
+            return None
+        from agent.speculate import Speculation
+
+        speculation = Speculation(self.agent)
+        return speculation if speculation.enabled else None
+
+    async def _heard(self, heard: Heard, released_at: float) -> None:
         self.last_heard = heard
         _LOGGER.info(
             "heard %.1f s (%s, peak %d): %r",

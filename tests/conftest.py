@@ -13,34 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from device import alsa_files
+
 # ALSA reads ALSA_CONFIG_PATH once, when it first loads its configuration, so it is set at
 # import time for the whole session: the system alsa.conf plus two parametrised devices that
-# need no sound card, both over `null`: ``xt_cap:INFILE=<raw S16_LE file>`` (capture reads
+# need no sound card (`device.alsa_files`): ``xt_cap:INFILE=<raw S16_LE file>`` (capture reads
 # the file) and ``xt_play:OUTFILE=<path>`` (playback writes raw frames to the file).
-ASOUNDRC = """
-pcm.xt_cap {
-  @args [ INFILE ]
-  @args.INFILE { type string default "/dev/zero" }
-  type file
-  slave.pcm "null"
-  file "/dev/null"
-  infile $INFILE
-  format "raw"
-}
-pcm.xt_play {
-  @args [ OUTFILE ]
-  @args.OUTFILE { type string default "/dev/null" }
-  type file
-  slave.pcm "null"
-  file $OUTFILE
-  format "raw"
-}
-"""
-SYSTEM_ALSA_CONF = Path("/usr/share/alsa/alsa.conf")
-_ALSA_DIR = Path(tempfile.mkdtemp(prefix="xiaoting-alsa-"))
-(_ALSA_DIR / "asoundrc").write_text(ASOUNDRC)
-if SYSTEM_ALSA_CONF.exists():
-    os.environ["ALSA_CONFIG_PATH"] = f"{SYSTEM_ALSA_CONF}:{_ALSA_DIR / 'asoundrc'}"
+alsa_files.install(tempfile.mkdtemp(prefix="xiaoting-alsa-"))
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = Path(os.environ.get("XIAOTING_MODELS_DIR", ROOT / "models"))

@@ -3,11 +3,9 @@ fakes, an App."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-SYSTEM_ALSA_CONF = Path("/usr/share/alsa/alsa.conf")
+from device.alsa_files import SYSTEM_ALSA_CONF
 
 
 @pytest.fixture

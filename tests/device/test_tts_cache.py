@@ -58,3 +58,54 @@ def test_device_llm_follows_the_measured_rate() -> None:
     choice, estimate = pick_llm(10.4, small, large)  # a slow board: ~4.6 tokens/s
     assert choice == SMALL_LLM and 4.0 < estimate < 5.0
     assert pick_llm(5.0, large, large) == (LARGE_LLM, 5.0)  # measured on the 1.5B itself
+
+
+def test_a_long_first_sentence_is_spoken_clause_by_clause() -> None:
+    from device.tts import first_clause
+
+    assert first_clause("Playing Treasure Island, episode 6.") == [
+        "Playing Treasure Island,",
+        "episode 6.",
+    ]
+    assert first_clause("继续播放西游记，第3集，从2分钟开始") == [
+        "继续播放西游记，",
+        "第3集，从2分钟开始",
+    ]
+    # Short answers, a short first clause, a clause mark only in a later sentence: whole.
+    assert first_clause("OK.") == ["OK."]
+    assert first_clause("Yes, ok") == ["Yes, ok"]
+    assert first_clause("Sorry. I could not, do it well enough now") == [
+        "Sorry. I could not, do it well enough now"
+    ]
+    assert first_clause("正在播放西游记第1集 猴王出世") == ["正在播放西游记第1集 猴王出世"]
+
+
+def test_the_transcript_so_far_reads_like_the_final_one() -> None:
+    import json
+
+    from device.asr import VoskStream
+
+    class Recognizer:  # KaldiRecognizer's interface: one completed segment, then a partial
+        def __init__(self) -> None:
+            self.fed = 0
+
+        def AcceptWaveform(self, pcm: bytes) -> bool:
+            self.fed += 1
+            return self.fed == 1
+
+        def Result(self) -> str:
+            return json.dumps({"text": "播放 西游记"})
+
+        def PartialResult(self) -> str:
+            return json.dumps({"partial": "第 二 集"})
+
+        def FinalResult(self) -> str:
+            return json.dumps({"text": "第 二 集"})
+
+    stream = VoskStream(Recognizer())
+    assert stream.accept(b"\0\0") is None  # a completed segment
+    first = stream.so_far()
+    assert stream.accept(b"\0\0") is not None  # then a partial
+    guess = stream.so_far()
+    assert guess != first and guess.startswith(first)
+    assert guess == stream.final()  # what the turn will hear, numbers written the same way

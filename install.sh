@@ -31,6 +31,8 @@ DRY=0
 PROFILE=""
 APT=1
 MODELS=1
+CONFIG_NEW=0
+SMALL_LLM="qwen2.5-coder-0.5b-instruct-q4_k_m"
 while [ $# -gt 0 ]; do
   case "$1" in
     --dev) MODE=dev ;;
@@ -173,6 +175,7 @@ if [ "$MODE" = system ]; then
   else
     say "writing /etc/xiaoting/config.toml (mode 0600) from config.example.toml"
     run install -m 0600 -o xiaoting -g xiaoting "$HERE/config.example.toml" /etc/xiaoting/config.toml
+    CONFIG_NEW=1
   fi
 fi
 
@@ -185,6 +188,42 @@ if [ "$MODELS" = 1 ]; then
   else
     run "$VENV/bin/xiaoting" models fetch --profile "$PROFILE" --models-dir "$MODELS_DIR" \
       --cache-dir "$MODEL_CACHE"
+  fi
+fi
+
+# ---------------------------------------------------------------- the LLM by this machine's speed
+# A short llama.cpp probe measures decode tokens/s; the 1.5B is kept when it decodes fast
+# enough here, else the 0.5B is fetched and configured (`xiaoting models probe`).
+if [ "$MODE" = dev ]; then
+  PROBE=("$VENV/bin/xiaoting" models probe --models-dir "$MODELS_DIR")
+else
+  PROBE=(runuser -u xiaoting -- "$VENV/bin/xiaoting" models probe --config /etc/xiaoting/config.toml
+         --models-dir "$MODELS_DIR")
+  [ "$CONFIG_NEW" = 1 ] && PROBE+=(--write-config /etc/xiaoting/config.toml)
+fi
+if [ "$MODELS" = 0 ]; then
+  say "--no-models: the decode probe cannot run without the model files; keeping the configured LLM"
+elif [ "$DRY" = 1 ]; then
+  say "measuring the decode rate to pick the LLM"
+  printf '    would run: %s\n' "${PROBE[*]}"
+  [ "$MODE" = system ] && printf '    would run (if the 0.5B is chosen): %s models fetch %s\n' "$VENV/bin/xiaoting" "$SMALL_LLM"
+else
+  say "measuring the decode rate to pick the LLM (a few seconds)"
+  if PROBED="$("${PROBE[@]}" 2>&1)"; then
+    printf '%s\n' "$PROBED" | sed 's/^/    /'
+    CHOICE="$(printf '%s\n' "$PROBED" | sed -n 's/^llm: //p')"
+    if [ "$MODE" = system ] && [ "$CHOICE" = "$SMALL_LLM" ]; then
+      if [ "$CONFIG_NEW" = 1 ]; then
+        say "this machine decodes too slowly for the 1.5B: fetching $SMALL_LLM"
+        run runuser -u xiaoting -- "$VENV/bin/xiaoting" models fetch "$SMALL_LLM" \
+          --models-dir "$MODELS_DIR" --cache-dir "$MODEL_CACHE"
+      else
+        say "your config is kept; to use $CHOICE: sudo xiaoting models fetch $CHOICE && sudo xiaoting models probe --write-config /etc/xiaoting/config.toml"
+      fi
+    fi
+  else
+    printf '%s\n' "$PROBED" | sed 's/^/    /'
+    say "the decode probe could not run (above): keeping the configured LLM"
   fi
 fi
 

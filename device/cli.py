@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -143,36 +144,98 @@ LARGE_MIN_TPS = 5.0
 of about 15 decode steps in 3 s)."""
 
 
-def pick_llm(decode_tps: float, measured_bytes: int, large_bytes: int) -> tuple[str, float]:
+def pick_llm(
+    decode_tps: float, measured_bytes: int, large_bytes: int, threshold: float = LARGE_MIN_TPS
+) -> tuple[str, float]:
     """(the device profile's LLM for this machine, the 1.5B's estimated decode tokens/s).
 
     Decoding is bound by memory bandwidth, so the rate scales with the model file's size:
-    the 1.5B's rate is estimated from the one measured, and chosen at `LARGE_MIN_TPS`."""
+    the 1.5B's rate is estimated from the one measured, and chosen at `threshold`."""
     estimate = decode_tps * measured_bytes / max(1, large_bytes)
-    return (LARGE_LLM if estimate >= LARGE_MIN_TPS else SMALL_LLM), estimate
+    return (LARGE_LLM if estimate >= threshold else SMALL_LLM), estimate
+
+
+_LLM_MODEL_LINE = re.compile(r'^(\s*model\s*=\s*)"([^"]*)"(.*)$')
+
+
+def set_config_llm(path: Path, choice: str) -> str:
+    """Set ``llm.model`` in the TOML file `path` to `choice`, keeping every other line
+    (comments included); returns what was done, one sentence. Only a value naming one of
+    the device profile's two LLMs is replaced (another model is the owner's choice)."""
+    import tomllib
+
+    text = path.read_text(encoding="utf-8")
+    current = tomllib.loads(text).get("llm", {}).get("model")
+    if current == choice:
+        return f"{path}: llm.model is already {choice}"
+    if current not in (None, SMALL_LLM, LARGE_LLM):
+        return (
+            f"{path}: llm.model is {current} (set by hand): kept; the measured choice is {choice}"
+        )
+    lines = text.splitlines(keepends=True)
+    section = ""
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("[") and not stripped.startswith("[["):
+            section = stripped.strip("[] \n")
+            continue
+        match = _LLM_MODEL_LINE.match(line.rstrip("\n"))
+        if section == "llm" and match:
+            ending = "\n" if line.endswith("\n") else ""
+            lines[i] = f'{match.group(1)}"{choice}"{match.group(3)}{ending}'
+            break
+    else:
+        if "llm" not in tomllib.loads(text):
+            lines.append(f'\n[llm]\nmodel = "{choice}"\n')
+        else:
+            at = next(i for i, ln in enumerate(lines) if ln.strip() == "[llm]")
+            lines.insert(at + 1, f'model = "{choice}"\n')
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_text("".join(lines), encoding="utf-8")
+    os.chmod(temp, path.stat().st_mode & 0o7777)
+    try:
+        os.chown(temp, path.stat().st_uid, path.stat().st_gid)
+    except PermissionError:
+        pass
+    os.replace(temp, path)
+    tomllib.loads(path.read_text(encoding="utf-8"))  # still valid TOML
+    return f"{path}: llm.model set to {choice} (was {current or 'the default'})"
 
 
 def models_probe(args: argparse.Namespace, cfg: config_mod.Config, manifest, models_dir) -> int:
-    """Measure llama.cpp's decode rate here and say which LLM the device profile should use."""
+    """Measure llama.cpp's decode rate here and say which LLM the device profile should use;
+    with ``--write-config FILE``, set it there. Without an LLM file, or when llama.cpp cannot
+    run it, it says so and changes nothing (exit status 1)."""
     import asyncio
     import json
 
+    from agent.errors import ModelError
     from agent.local import LocalModel
 
     names = [i if i.endswith(".gguf") else f"{i}.gguf" for i in args.ids]
-    names += [f"{cfg.llm.model}.gguf", f"{SMALL_LLM}.gguf", f"{LARGE_LLM}.gguf"]
+    names += [f"{cfg.llm.model}.gguf", f"{LARGE_LLM}.gguf", f"{SMALL_LLM}.gguf"]
     path = next((models_dir / n for n in names if (models_dir / n).is_file()), None)
+    keep = f"keeping llm.model {cfg.llm.model}"
     if path is None:
-        print(f"xiaoting models probe: no LLM file in {models_dir}", file=sys.stderr)
+        print(
+            f"xiaoting models probe: no LLM file in {models_dir} yet: the probe cannot run; {keep}",
+            file=sys.stderr,
+        )
         return 1
     model = LocalModel(path, n_ctx=512, n_threads=cfg.llm.n_threads)
     try:
         speed = asyncio.run(model.probe(steps=32))
+    except (ModelError, OSError, RuntimeError) as err:
+        print(f"xiaoting models probe: cannot run {path.name}: {err}; {keep}", file=sys.stderr)
+        return 1
     finally:
         model.close()
     large = manifest.get(LARGE_LLM) if isinstance(manifest, dict) else None
     large_bytes = sum(f.size for f in large.files) if large is not None else 1_117_320_736
-    choice, estimate = pick_llm(speed["decode_tps"], path.stat().st_size, large_bytes)
+    choice, estimate = pick_llm(
+        speed["decode_tps"], path.stat().st_size, large_bytes, args.threshold
+    )
+    done = set_config_llm(Path(args.write_config), choice) if args.write_config else ""
     if args.json:
         print(
             json.dumps(
@@ -180,7 +243,9 @@ def models_probe(args: argparse.Namespace, cfg: config_mod.Config, manifest, mod
                     **speed,
                     "model": path.stem,
                     "large_estimate_tps": round(estimate, 2),
+                    "threshold_tps": args.threshold,
                     "llm": choice,
+                    **({"config": done} if done else {}),
                 }
             )
         )
@@ -191,8 +256,10 @@ def models_probe(args: argparse.Namespace, cfg: config_mod.Config, manifest, mod
     )
     print(
         f"{LARGE_LLM}: about {estimate:.1f} decode tokens/s here "
-        f"({'at least' if choice == LARGE_LLM else 'below'} {LARGE_MIN_TPS:g})"
+        f"({'at least' if choice == LARGE_LLM else 'below'} {args.threshold:g})"
     )
+    if done:
+        print(done)
     print(f"llm: {choice}")
     return 0
 
@@ -413,6 +480,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="shared download cache (default ~/.cache/xiaoting/models)")
     p.add_argument("--force", action="store_true", help="download again even if present")
     p.add_argument("--json", action="store_true", help="probe: one JSON line")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=LARGE_MIN_TPS,
+        help=f"probe: the 1.5B is chosen at this many decode tokens/s (default {LARGE_MIN_TPS:g})",
+    )
+    p.add_argument("--write-config", help="probe: set llm.model in this config file")
     p = add("library", cmd_library, "list | add FOLDER | check the local library")
     p.add_argument("action", choices=("list", "add", "check"))
     p.add_argument("paths", nargs="*", help="add: the album folder; list/check: other folders")

@@ -173,6 +173,7 @@ def test_install_dry_run_lists_system_install_and_changes_nothing():
     assert "/etc/xiaoting/config.toml" in out
     assert "would run: systemctl enable --now xiaoting" in out
     assert "models fetch" not in out  # --no-models
+    assert "the decode probe cannot run without the model files; keeping the configured LLM" in out
     # Nothing happened: no folders, no user, no unit.
     for path, existed in before.items():
         if not existed:
@@ -183,3 +184,25 @@ def test_install_dry_run_lists_system_install_and_changes_nothing():
         for command in ("apt-get", "useradd", "usermod", "systemctl", "install -d"):
             if command in line and not line.startswith("==>"):
                 assert line.lstrip().startswith("would run:"), line
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the system install's dry run is checked as root")
+def test_install_dry_run_probes_the_decode_rate_after_the_models():
+    result = run_install("--dry-run", "--no-apt")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    fetch = next(i for i, line in enumerate(lines) if "models fetch --profile device" in line)
+    probe = next(i for i, line in enumerate(lines) if "models probe" in line)
+    assert fetch < probe
+    if not Path("/etc/xiaoting/config.toml").exists():  # a new config gets the measured LLM
+        assert "--write-config /etc/xiaoting/config.toml" in lines[probe]
+    assert "runuser -u xiaoting" in lines[probe]
+    assert any("models fetch qwen2.5-coder-0.5b-instruct-q4_k_m" in line for line in lines)
+
+
+def test_install_dev_dry_run_probes_the_decode_rate():
+    result = run_install("--dev", "--dry-run", "--no-apt")
+    assert result.returncode == 0, result.stderr
+    probe = [line for line in result.stdout.splitlines() if "models probe" in line]
+    assert probe and probe[0].lstrip().startswith("would run:")
+    assert "--write-config" not in probe[0]  # a development setup has no config to set

@@ -108,7 +108,7 @@ def forced_continuation(
 
 @dataclass
 class _Decoded:
-    """What one greedy decoding produced (times in ms from the request)."""
+    """What one decoding produced (times in ms from the request)."""
 
     text: str = ""
     reason: str = "stop"
@@ -146,11 +146,12 @@ class LocalModel:
     """A GGUF model run by llama-cpp-python on this machine.
 
     `path` is the GGUF file; `n_ctx` the context in tokens; `n_threads` CPU threads (0 =
-    `default_threads()`: one core left for audio on a device with 3 or more); `max_tokens` the default reply limit; `temperature` 0 means greedy;
+    `default_threads()`: one core left for audio on a device with 3 or more); `max_tokens` the default reply limit; `temperature` 0 means greedy, above 0 sampling at that temperature (`seed` for each reply's draws);
     `grammar` False ignores grammars (to measure their cost); `cache` False resets the KV
     cache before every call (to measure its effect). `jump_forward` appends the text the
-    grammar forces in batches instead of decoding it token by token (greedy decoding
-    only); `thought_tokens` ends the Thought line after that many tokens (0 = only the
+    grammar forces in batches instead of decoding it token by token (greedy or sampled:
+    forced text is the only admissible continuation either way; off with sampling, llama.cpp's
+    own sampler runs the reply); `thought_tokens` ends the Thought line after that many tokens (0 = only the
     grammar's bound); `compact_json` lets jump-forward also fix the tool arguments' optional
     whitespace to ``json.dumps`` spacing (see `forced_continuation`). `state_dir` keeps the
     evaluated system prompt across restarts (see `warm`). The model loads on first use or with `load()`; a missing or
@@ -375,8 +376,8 @@ class LocalModel:
             if len(tokens) >= self.n_ctx:
                 raise ModelError(f"prompt of {len(tokens)} tokens exceeds n_ctx {self.n_ctx}")
         cached = self._cached_prefix(llm, tokens)
-        if self.temperature <= 0.0:
-            out = self._greedy(
+        if self.temperature <= 0.0 or self.jump_forward:
+            out = self._decode(
                 llm,
                 tokens,
                 cached,
@@ -506,7 +507,7 @@ class LocalModel:
         llama_cpp.llama_sampler_free(sampler)
         return clone, True
 
-    def _greedy(
+    def _decode(
         self,
         llm: Any,
         tokens: list[int],
@@ -518,7 +519,17 @@ class LocalModel:
         start: float,
         halt: threading.Event,
     ) -> _Decoded:
-        """Greedy decoding under the grammar, with jump-forward over forced text.
+        """Greedy or sampled decoding under the grammar, with jump-forward over forced text.
+
+        With `temperature` 0 the most likely token is taken; above 0 a token is drawn from
+        the model's distribution at that temperature (numpy's generator seeded with `seed`,
+        one sequence per reply). When the grammar refuses the token drawn, the draw is
+        repeated among the tokens it admits, which is the model's distribution restricted
+        to the grammar and renormalised (P(t | admitted) = p(t) / P(admitted)), as
+        llama.cpp's grammar sampler gives. Jump-forward is exact under sampling too: where
+        the grammar admits one continuation only, every draw would produce it (its
+        probability under the restricted distribution is 1), so appending it unsampled
+        changes nothing but the tokenisation, which is the tokenizer's own.
 
         Applying a GBNF grammar to the whole vocabulary (150k tokens for Qwen2.5) at every
         step halves the decoding speed; like llama.cpp's own sampler, this checks only the
@@ -539,6 +550,19 @@ class LocalModel:
         vocab = llm._model.vocab
         n_vocab = llm.n_vocab()
         out = _Decoded()
+        temperature = self.temperature
+        rng = np.random.default_rng(self.seed) if temperature > 0.0 else None
+
+        def pick(values: Any) -> int:
+            """Index of the token to take from `values` (logits; -inf where refused)."""
+            if rng is None:
+                return int(np.argmax(values))
+            scaled = values.astype(np.float64) / temperature
+            scaled -= scaled[np.isfinite(scaled)].max()
+            probs = np.exp(scaled)
+            probs /= probs.sum()
+            return int(rng.choice(len(probs), p=probs))
+
         sampler = None
         if grammar:
             sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode("utf-8"), b"root")
@@ -615,7 +639,7 @@ class LocalModel:
                     out.prefill_ms = (time.perf_counter() - began) * 1000.0
                 pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
                 logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,))
-                token = int(np.argmax(logits))
+                token = pick(logits)
                 cut = (
                     self.thought_tokens > 0
                     and thought >= self.thought_tokens
@@ -632,11 +656,11 @@ class LocalModel:
                     every_array.sorted = False
                     llama_cpp.llama_sampler_apply(sampler, ctypes.byref(every_array))
                     size = int(every_array.size)
-                    best = int(np.argmax(every["logit"][:size]))
-                    if not math.isfinite(float(every["logit"][best])):
+                    admissible = every["logit"][:size]
+                    if not np.isfinite(admissible).any():
                         out.reason = "stop"  # nothing the grammar admits
                         break
-                    token = int(every["id"][best])
+                    token = int(every["id"][pick(admissible)])
                 if sampler is not None:
                     llama_cpp.llama_sampler_accept(sampler, token)
                 out.decoded += 1
@@ -735,7 +759,7 @@ class LocalModel:
         requested = time.perf_counter()
         kept, self._speculative = self._speculative, None
         if kept is not None:
-            if kept.key == key and not kept.halt.is_set() and self.temperature <= 0.0:
+            if kept.key == key and not kept.halt.is_set():
                 reply = await self._reuse(kept, requested, cancel)
                 if reply is not None:
                     return reply

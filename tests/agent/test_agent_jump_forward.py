@@ -88,7 +88,9 @@ async def test_recogniser_agrees_with_llama_cpp_on_sampled_replies(tiny_gguf) ->
     """Every reply llama.cpp's own grammar sampler lets through is admitted, to the end."""
     grammar = build_grammar(_registry(), thought_chars=24, answer_chars=24, string_chars=12)
     matcher = Matcher(grammar)
-    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=200, temperature=1.0, n_threads=2)
+    model = LocalModel(
+        tiny_gguf, n_ctx=512, max_tokens=200, temperature=1.0, n_threads=2, jump_forward=False
+    )
     try:
         for seed, utterance in enumerate(("播放西游记", "pause", "三体有几集", "what's on")):
             model.seed = seed
@@ -118,6 +120,49 @@ async def test_forced_text_is_batched_not_decoded(tiny_gguf) -> None:
     assert off.forced_tokens == 0 and off.decoded_tokens >= 10
     assert on.decoded_tokens <= 2 < on.forced_tokens
     assert on.finish_reason == off.finish_reason == "stop"
+
+
+async def test_forced_text_is_batched_under_sampling_too(tiny_gguf) -> None:
+    """With temperature > 0 the text the grammar fixes is still appended, not drawn: it is
+    the only admissible continuation, so every draw would give it."""
+    grammar = 'root ::= "Thought: play it\\nAction: search_and_play\\nAction Input: {}"\n'
+    messages = [{"role": "user", "content": "播放西游记"}]
+    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=64, temperature=1.5, n_threads=2)
+    try:
+        for seed in range(3):
+            model.seed = seed
+            result = await asyncio.wait_for(model.complete(messages, grammar=grammar), 60)
+            assert result.text == "Thought: play it\nAction: search_and_play\nAction Input: {}"
+            assert result.decoded_tokens <= 2 < result.forced_tokens
+    finally:
+        model.close()
+
+
+async def test_sampled_jump_forward_replies_follow_the_grammar(tiny_gguf) -> None:
+    """Sampling with jump-forward: every reply is admitted to the end, forced text is batched,
+    a seed repeats its reply and other seeds draw other replies."""
+    registry = _registry()
+    grammar = build_grammar(registry, thought_chars=24, answer_chars=24, string_chars=12)
+    matcher = Matcher(grammar)
+    model = LocalModel(tiny_gguf, n_ctx=512, max_tokens=200, temperature=1.0, n_threads=2)
+    messages = [{"role": "user", "content": "播放西游记"}]
+    texts = []
+    forced = 0
+    try:
+        for seed in (0, 1, 2, 3, 0):
+            model.seed = seed
+            result = await asyncio.wait_for(model.complete(messages, grammar=grammar), 60)
+            assert result.finish_reason == "stop", result
+            state = matcher.advance(matcher.start(), result.text)
+            assert state and matcher.complete(state), result.text
+            parse(result.text, tools=registry.names())  # raises FormatError if it does not
+            forced += result.forced_tokens
+            texts.append(result.text)
+    finally:
+        model.close()
+    assert forced > 0
+    assert texts[0] == texts[-1]  # the same seed, the same draws
+    assert len(set(texts[:4])) >= 2  # sampling, not greedy
 
 
 async def test_greedy_jump_forward_replies_parse(tiny_gguf) -> None:

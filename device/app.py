@@ -35,6 +35,10 @@ from .tts import Synthesiser
 
 _LOGGER = logging.getLogger(__name__)
 
+SPECULATE_AFTER_SECONDS = 0.4
+"""A partial transcript unchanged this long while the button is held starts the first model
+step on it (the person has most likely stopped speaking; a change stops that step)."""
+
 
 class AppState(StrEnum):
     """The App's state; the book player keeps its own."""
@@ -312,7 +316,34 @@ class App:
         if self.earcon_enabled:
             self.mixer.voice.write(earcon(), 16000)
         self._listening = Listening(self.guard, self.recogniser)
+        self._watch_partials(self._listening)
         self._set_state(AppState.LISTENING)
+
+    def _watch_partials(self, listening: Listening) -> None:
+        """Start the agent's first step on the partial transcript (`agent.speculate`): once
+        it has not changed for `SPECULATE_AFTER_SECONDS` while the button is still held
+        (the person has stopped speaking), and at once on every change after release."""
+        speculation = self._speculation()
+        if speculation is None:
+            return
+        listening.speculation = speculation
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
+
+        def settled() -> None:
+            if listening.on_partial is changed and listening.released_at is None:
+                speculation.guess(listening.partial)
+
+        def changed(text: str) -> None:
+            nonlocal timer
+            if timer is not None:
+                timer.cancel()
+            if listening.released_at is not None:
+                speculation.guess(text)
+            else:
+                timer = loop.call_later(SPECULATE_AFTER_SECONDS, settled)
+
+        listening.on_partial = changed
 
     async def _tap(self) -> None:
         if self._listening is not None:
@@ -344,9 +375,10 @@ class App:
         self._turn = asyncio.create_task(self._voice_turn(listening, released_at), name="turn")
 
     async def _voice_turn(self, listening: Listening, released_at: float) -> None:
-        speculation = self._speculation()
+        speculation = listening.speculation
+        listening.speculation = None  # this turn closes it
         if speculation is not None:
-            listening.on_partial = speculation.guess
+            listening.released_at = released_at
             speculation.guess(listening.partial)
         try:
             heard = await listening.finish(

@@ -60,6 +60,9 @@ class Listening:
         would be), updated as the audio is recognised."""
         self.on_partial: Callable[[str], None] | None = None
         """Called on the event loop with `partial` whenever it changes."""
+        self.speculation: Any = None
+        """What was started on `partial` (an `agent.speculate.Speculation`); closed by
+        `abort`."""
         self._thread = threading.Thread(target=self._run, name="xiaoting-listen", daemon=True)
         self._thread.start()
 
@@ -159,6 +162,10 @@ class Listening:
         """Stop at once and discard the audio (tap, barge-in, shutdown)."""
         self._abort.set()
         self._stop.set()
+        self.on_partial = None
+        if self.speculation is not None:
+            self.speculation.close()
+            self.speculation = None
 
     def join(self, timeout: float) -> None:
         """Wait for the worker thread (shutdown)."""

@@ -368,6 +368,9 @@ class App:
     def _end_listening(self, released_at: float) -> None:
         listening, self._listening = self._listening, None
         if listening is None or self.state != AppState.LISTENING:
+            if listening is not None and listening.speculation is not None:
+                listening.speculation.close()
+                listening.speculation = None
             return
         self._cancel = asyncio.Event()
         self._speech_cancel = threading.Event()

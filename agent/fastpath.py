@@ -57,22 +57,30 @@ _DIGITS = {
 }
 
 
+_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
 def chinese_number(text: str) -> int | None:
-    """Integer value of Arabic digits or a Chinese numeral up to 百 ("五十" -> 50); else None."""
+    """Integer value of Arabic digits or a Chinese numeral ("五十" -> 50, "一百二十" -> 120,
+    "一百零五" -> 105, "二〇二" -> 202, "一万" -> 10000); None for anything else."""
+    text = text.strip()
     if text.isdigit():
         return int(text)
-    if text == "一百" or text == "百":
-        return 100
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        high = _DIGITS.get(tens, None) if tens else 1
-        low = _DIGITS.get(ones, None) if ones else 0
-        if high is None or low is None:
-            return None
-        return high * 10 + low
-    if len(text) == 1 and text in _DIGITS:
-        return _DIGITS[text]
-    return None
+    if not text or any(ch not in _DIGITS and ch not in _UNITS and ch != "万" for ch in text):
+        return None
+    if not any(ch in _UNITS or ch == "万" for ch in text):
+        return int("".join(str(_DIGITS[ch]) for ch in text))  # digit by digit: 二〇二
+    total, section, digit = 0, 0, None
+    for ch in text:
+        if ch in _DIGITS:
+            digit = _DIGITS[ch]
+        elif ch in _UNITS:
+            section += (1 if digit is None else digit) * _UNITS[ch]
+            digit = None
+        else:  # 万
+            total += (section + (digit or 0)) * 10000
+            section, digit = 0, None
+    return total + section + (digit or 0)
 
 
 def normalise(utterance: str) -> str:

@@ -86,6 +86,7 @@ class Constraints:
         said = _numbers(text)
         self.choices[EPISODE] = sorted(set(said))
         self.choices[PAGE] = sorted({1, *said})
+        self._episode_said(text, said)
         if len(text) > max_chars:
             self.choices.pop(TITLE, None)
             return
@@ -126,9 +127,18 @@ class Constraints:
             said = _numbers(rest)
             self.choices[EPISODE] = sorted(set(said))
             self.choices[PAGE] = sorted({1, *said})
+            self._episode_said(rest, said)
         self.choices[TITLE] = list(named)
         self.required.add(TITLE)
         return named
+
+    def _episode_said(self, text: str, said: list[int]) -> None:
+        """An episode the listener marked as one ("第120集", "chapter 4") must be given to
+        a tool that takes an episode: leaving it out would play another one."""
+        if said and _MARKED_EPISODE.search(text):
+            self.required.add(EPISODE)
+        else:
+            self.required.discard(EPISODE)
 
     def allow(self, role: str, value: Any) -> None:
         """Admit `value` for `role` (kept in first-seen order, without repeats)."""
@@ -243,6 +253,13 @@ _EPISODE_PHRASE = re.compile(
 )
 
 
+_MARKED_EPISODE = re.compile(
+    r"第\s*[\d零〇一二两三四五六七八九十百千]+\s*[集章回话]|[\d零〇一二两三四五六七八九十百千]+\s*[集回]"
+    r"|\b(?:episode|chapter|ep)\s+(?:\d+|[a-z]+)\b",
+    re.IGNORECASE,
+)
+"""An episode number marked as one: 第五集, 12集, episode 3, chapter four (not 第二部)."""
+
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_][\w'’.\-]*")
 _SQUASH = re.compile(r"[\W_]+")
@@ -273,19 +290,28 @@ def _numbers(text: str) -> list[int]:
         r"第\s*([\d零〇一二两三四五六七八九十百]+)"
         r"|([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
         r"|(?:episode|chapter|part|section)\s+(\w+)"
-        r"|(\w+)\s+(?:episode|chapter|part|section)",
+        r"|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
+        r"\s+(?:episode|chapter|part|section)",
         text,
         re.IGNORECASE,
     )
     named = _plain_numbers(" ".join(next(g for g in groups if g) for groups in marked))
-    return named or _plain_numbers(text)
+    if named:
+        return named
+    # Unmarked: "one chapter" counts chapters (go back one chapter), it names none.
+    rest = re.sub(r"\b\w+\s+(?:episodes?|chapters?|parts?)\b", " ", text, flags=re.IGNORECASE)
+    return _plain_numbers(rest, words=False)
 
 
-def _plain_numbers(text: str) -> list[int]:
+def _plain_numbers(text: str, *, words: bool = True) -> list[int]:
+    """Digits, Chinese numerals and English number words in `text`; without `words`, a
+    lone 一 or 两 (一下, 一共, 两本: words, not a number said) does not count."""
     from .fastpath import chinese_number
 
-    found = [int(d) for d in re.findall(r"\d{1,4}", text)]
+    found = [int(d) for d in re.findall(r"\d{1,4}", re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", text))]
     for run in re.findall(r"[零〇一二两三四五六七八九十百]+", text):
+        if not words and run in ("一", "两"):
+            continue
         value = chinese_number(run)
         if value is not None:
             found.append(value)
@@ -439,8 +465,6 @@ class _Builder:
             # A title the listener named must be given (not where an id says the album).
             forced |= {k for k, p in props.items() if _role(p) in self.constraints.required}
         props = {k: p for k, p in props.items() if k in forced or self.admissible(p)}
-        required = [k for k in props if k in forced]
-        optional = [k for k in props if k not in set(required)]
         if not props:
             if schema.get("additionalProperties", True) is False or "properties" in schema:
                 return '"{}"'
@@ -450,21 +474,26 @@ class _Builder:
             f"{self.value(props[key], key)}"
             for key in props
         }
-        if required:
-            body = ' "," ws '.join(pair[k] for k in required)
-            body += "".join(f' ( "," ws {pair[k]} )?' for k in optional)
-            return self.add(f"{prefix}-args", f'"{{" ws {body} ws "}}"')
-        # Only optional keys: any subset, in schema order.
-        chain = ""
-        for i in range(len(optional) - 1, -1, -1):
-            key = optional[i]
-            name = f"{prefix}-opt{i}"
-            if chain:
-                body = f'{pair[key]} ( "," ws {chain} )? | {chain}'
-            else:
-                body = pair[key]
-            chain = self.add(name, body)
-        return self.add(f"{prefix}-args", f'"{{" ws ( {chain} )? ws "}}"')
+        # Keys in schema order (as the examples write them); required ones must appear.
+        keys = list(props)
+
+        def rest(i: int) -> str:  # keys i.. after one already written
+            if i == len(keys):
+                return ""
+            item = f'"," ws {pair[keys[i]]}'
+            item = item if keys[i] in forced else f"( {item} )?"
+            return f"{item} {rest(i + 1)}".strip()
+
+        def first(i: int) -> str:  # keys i.. with none written yet ("" or nullable)
+            if i == len(keys):
+                return ""
+            here = f"{pair[keys[i]]} {rest(i + 1)}".strip()
+            if keys[i] in forced:
+                return here
+            later = first(i + 1)
+            return f"( {here} | {later} )" if later else f"( {here} )?"
+
+        return self.add(f"{prefix}-args", f'"{{" ws {first(0)} ws "}}"')
 
 
 _COMMON = r"""

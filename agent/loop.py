@@ -23,7 +23,7 @@ from .fastpath import FastPath
 from .grammar import Constraints, build_grammar, fold_text
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
-from .prompt import observation_message, render_system_prompt, user_message
+from .prompt import observation_message, prompt_messages, user_message
 from .tools import ToolRegistry, ToolResult
 from .transcript import clean_transcript
 from .turn import Step, StepKind, TurnResult, short_text
@@ -136,7 +136,9 @@ class Agent:
         self.context = context if context is not None else getattr(registry, "context", None)
         self.fold = fold or getattr(registry, "fold", None) or fold_text
         self._titles: list[str] = []
-        self._system: tuple[tuple[int, tuple[str, ...]], str] | None = None
+        self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
+        self._fixed = 1
+        self._warned_fit = False
         self._injections: deque[str] = deque()
         self.defer_trace = False
         """True: `run` leaves logging the timings and writing the trace to `finish`."""
@@ -153,25 +155,31 @@ class Agent:
         return self._titles
 
     def system_prompt(self) -> str:
-        """The system prompt for the current registry and album titles (re-rendered only
-        when the tools or the listed titles change, so the cached prefix stays valid)."""
+        """The system prompt's text (the first of `prompt_prefix`)."""
+        return self.prompt_prefix()[0]["content"]
+
+    def prompt_prefix(self) -> list[dict[str, str]]:
+        """The messages every turn starts with: the system prompt, the examples as chat
+        turns, the library's titles (`prompt_messages`); re-rendered only when the tools or
+        the listed titles change, so the cached prefix stays valid. A new list each call."""
         if self._system_override is not None:
-            return self._system_override
+            return [{"role": "system", "content": self._system_override}]
         shown = tuple(self._titles[: self.catalog_size])
         key = (self.registry.version, shown)
         if self._system is None or self._system[0] != key:
-            text = render_system_prompt(self.registry, language=self.language, titles=shown)
-            self._system = (key, text)
-        return self._system[1]
+            messages = prompt_messages(self.registry, language=self.language, titles=shown)
+            self._system = (key, messages)
+        return [dict(m) for m in self._system[1]]
 
     async def warm(self) -> None:
-        """Evaluate the system prompt into the model's KV cache now (e.g. at start-up), so
-        the first turn does not pay for it; a no-op for models without a cache."""
+        """Evaluate the prompt's stable start (`prompt_prefix`) into the model's KV cache
+        now (e.g. at start-up), so the first turn does not pay for it; a no-op for models
+        without a cache."""
         warm = getattr(self.model, "warm", None)
         if warm is None:
             return
         self.titles()
-        await warm([{"role": "system", "content": self.system_prompt()}])
+        await warm(self.prompt_prefix())
 
     def inject(self, text: str) -> None:
         """Queue a listener's correction; it reaches the model as an extra Observation
@@ -280,13 +288,15 @@ class Agent:
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
             constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
+        prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
-            {"role": "system", "content": self.system_prompt()},
+            *prefix,
             {
                 "role": "user",
                 "content": user_message(utterance, context_line, language=self.language),
             },
         ]
+        self._fixed = len(prefix)
         # Digits in the answer only when data gave numbers (or the listener said some).
         numbers_known = bool(context_data and len(context_data) > 1) or any(
             c.isdigit() for c in utterance
@@ -522,7 +532,8 @@ class Agent:
         return counter(text) if counter is not None else estimate_tokens(text)
 
     def _fit(self, messages: list[dict[str, str]]) -> None:
-        """Shorten the oldest observations (then drop old rounds) until the prompt fits."""
+        """Shorten the oldest observations, then drop old rounds, then drop example turns,
+        until the prompt fits the context; the system prompt and the utterance stay."""
         n_ctx = self.n_ctx or self.model.n_ctx
         if not n_ctx:
             return
@@ -530,18 +541,37 @@ class Agent:
         sizes = [self._count(m["content"]) + 4 for m in messages]
         if sum(sizes) <= budget:
             return
+        turn = self._fixed  # the index of this turn's user message
         for limit in (200, 60):
-            for i in range(2, len(messages) - 1):
+            for i in range(turn + 1, len(messages) - 1):
                 if messages[i]["role"] == "user" and len(messages[i]["content"]) > limit:
                     messages[i] = {"role": "user", "content": messages[i]["content"][:limit] + " …"}
                     sizes[i] = self._count(messages[i]["content"]) + 4
                     if sum(sizes) <= budget:
                         return
-        while len(messages) > 4 and sum(sizes) > budget:
-            del messages[2:4]
-            del sizes[2:4]
+        while len(messages) > turn + 3 and sum(sizes) > budget:
+            del messages[turn + 1 : turn + 3]
+            del sizes[turn + 1 : turn + 3]
+        # Example turns go next, whole turns from the first (the titles' message stays).
+        while sum(sizes) > budget and turn > 1 and messages[1]["role"] != "system":
+            del messages[1]
+            del sizes[1]
+            turn -= 1
+            while turn > 1 and messages[1]["role"] == "assistant":
+                del messages[1]
+                del sizes[1]
+                turn -= 1
+        if turn < self._fixed and not self._warned_fit:
+            self._warned_fit = True
+            _LOGGER.warning(
+                "the prompt's examples do not fit a context of %d tokens: %d example messages "
+                "left out, so answers get worse (raise llm.n_ctx; 4096 holds them all)",
+                n_ctx,
+                self._fixed - turn,
+            )
+        self._fixed = turn
         last = len(messages) - 1
-        if sum(sizes) > budget and last >= 2 and messages[last]["role"] == "user":
+        if sum(sizes) > budget and last > turn and messages[last]["role"] == "user":
             room = budget - (sum(sizes) - sizes[last])
             content = messages[last]["content"]
             while len(content) > 40 and self._count(content) + 4 > room:
@@ -550,9 +580,9 @@ class Agent:
             sizes[last] = self._count(messages[last]["content"]) + 4
         if sum(sizes) > budget:  # the utterance itself is too long for this context
             overflow = sum(sizes) - budget
-            content = messages[1]["content"]
+            content = messages[turn]["content"]
             keep = max(20, len(content) - overflow * 2)
-            messages[1] = {"role": "user", "content": content[:keep]}
+            messages[turn] = {"role": "user", "content": content[:keep]}
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:

@@ -2,8 +2,9 @@
 
 The templates are package data under ``agent/prompts/``. Each tool brings its own
 when-to-use hint (zh/en) and examples (`Tool.hints`, `Tool.examples`); an example is only
-included when every tool it uses is registered. The two examples here use no tool: a
-question the listener's context answers, and one no tool can answer. The user message
+included when every tool it uses is registered. The general example here uses no tool: a
+question the listener's context answers. The examples reach
+the model as earlier chat turns (`prompt_messages`), the library's titles after them. The user message
 carries the listener's context line, then the utterance (`user_message`).
 """
 
@@ -21,8 +22,10 @@ from .tools import Tool, ToolRegistry
 
 __all__ = [
     "LANGUAGES",
+    "example_messages",
     "neutralise_labels",
     "observation_message",
+    "prompt_messages",
     "render_system_prompt",
     "render_titles",
     "render_tool_line",
@@ -33,16 +36,11 @@ _GENERAL_EXAMPLES = {
     "zh": [
         "（播放器：正在播放 聊斋 第3集（共40集），2分05秒）\n用户：这本书一共几集\n"
         "Thought: 播放器状态里写着共40集。\nFinal Answer: 聊斋一共40集，现在在听第3集。",
-        "（播放器：没有在播放）\n用户：明天会下雨吗\nThought: 这和听书无关，没有工具能查天气。\n"
-        "Final Answer: 抱歉，我只会帮你听有声书，查不了天气。",
     ],
     "en": [
-        "(Player: playing Dracula, episode 3 of 27, at 2:05)\nListener: how many episodes does "
-        "this book have\nThought: The player's state says 27.\nFinal Answer: Dracula has 27 "
+        "(Player: playing Rebecca, episode 3 of 24, at 2:05)\nListener: how many episodes does "
+        "this book have\nThought: The player's state says 24.\nFinal Answer: Rebecca has 24 "
         "episodes; you are on episode 3.",
-        "(Player: nothing playing)\nListener: will it rain tomorrow\nThought: Not about "
-        "audiobooks; no tool can tell the weather.\nFinal Answer: Sorry, I can only play "
-        "audiobooks; I can't check the weather.",
     ],
 }
 _CONTEXT = {"zh": "（播放器：{context}）", "en": "(Player: {context})"}
@@ -100,33 +98,83 @@ def render_system_prompt(
     extra: str = "",
     titles: Sequence[str] = (),
 ) -> str:
-    """The system prompt for `language` ("zh" or "en") listing `tools`; raises ValueError.
+    """The system prompt's text for `language` ("zh" or "en") listing `tools` (the rules
+    and the tools; the examples are chat turns, `prompt_messages`); raises ValueError.
 
-    `extra` is appended as-is (e.g. a note from the configuration). `titles` (album
-    titles of the library) come last (`render_titles`): everything before them stays the
-    same when the library changes, so a model's saved or cached evaluation of that stable
-    prefix is reused and only the titles are evaluated again.
+    `extra` is appended as-is (e.g. a note from the configuration); `titles`, when given,
+    are appended last (`render_titles`).
     """
     _check_language(language)
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
-    names = {t.name for t in tool_list}
     lines = "\n".join(render_tool_line(t, language) for t in tool_list)
-    examples = [
-        example[language]
-        for tool in tool_list
-        for example in tool.examples
-        if example.get(language) and set(example.get("tools", [tool.name])) <= names
-    ]
-    examples.extend(_GENERAL_EXAMPLES[language])
     template = string.Template(_resource(f"system.{language}.txt"))
-    text = template.safe_substitute(tools=lines, examples="\n\n".join(examples))
+    text = template.safe_substitute(tools=lines)
     if extra:
         text = text.rstrip() + "\n\n" + extra.strip() + "\n"
     return text + render_titles(titles, language)
 
 
+def prompt_messages(
+    tools: ToolRegistry | list[Tool],
+    *,
+    language: str = "zh",
+    extra: str = "",
+    titles: Sequence[str] = (),
+) -> list[dict[str, str]]:
+    """The stable start of every turn's messages: the system prompt, the examples as
+    whole chat turns (user, assistant, Observation, assistant), then the library's titles
+    as a last system message.
+
+    A small model follows examples it sees as earlier turns of the conversation far more
+    closely than examples quoted inside the system text. Everything before the titles
+    stays the same when the library changes, so a saved or cached evaluation of that
+    prefix is reused and only the titles are evaluated again. Examples come from the
+    tools (`Tool.examples`, sorted by their ``order``; one is used only when every tool it
+    names is registered) after the general ones here (no tool).
+    """
+    _check_language(language)
+    tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
+    names = {t.name for t in tool_list}
+    chosen = [
+        example
+        for tool in tool_list
+        for example in tool.examples
+        if example.get(language) and set(example.get("tools", [tool.name])) <= names
+    ]
+    chosen.sort(key=lambda e: e.get("order", 0))
+    texts = list(_GENERAL_EXAMPLES[language]) + [e[language] for e in chosen]
+    messages = [{"role": "system", "content": render_system_prompt(tool_list, language=language,
+                                                                  extra=extra)}]  # fmt: skip
+    for text in texts:
+        messages += example_messages(text)
+    if titles:
+        messages.append({"role": "system", "content": render_titles(titles, language).strip()})
+    return messages
+
+
+_TURN_LABEL = re.compile(r"\n(?=Thought: )|\n(?=Observation: )")
+
+
+def example_messages(text: str) -> list[dict[str, str]]:
+    """One example turn's text as chat messages: the context line and utterance as the
+    user, each reply (Thought … Action Input, or Thought … Final Answer) as the assistant,
+    each ``Observation:`` line as the user; raises ValueError without a reply."""
+    parts = _TURN_LABEL.split(text.strip())
+    if len(parts) < 2:
+        raise ValueError(f"an example needs a user part and a reply: {text[:60]!r}")
+    messages = [{"role": "user", "content": parts[0]}]
+    for part in parts[1:]:
+        if part.startswith("Observation: "):
+            messages.append({"role": "user", "content": part})
+        elif messages[-1]["role"] == "assistant":
+            messages[-1]["content"] += "\n" + part
+        else:
+            messages.append({"role": "assistant", "content": part})
+    return messages
+
+
 def render_titles(titles: Sequence[str], language: str = "zh") -> str:
-    """The changing tail of the system prompt: the library's album titles ("" if none)."""
+    """The changing tail of the prompt: the library's album titles ("" if none)."""
     if not titles:
         return ""
     label = "书库里的专辑：" if language == "zh" else "Albums in the library: "

@@ -2,13 +2,17 @@
 
 Vosk's Chinese models put a space between every character ("播 放 西 游 记 第 二 集");
 the spaces between CJK characters are joined, those between Latin words kept. Common
-recognition slips of command words are mended (下一级 → 下一集, 第五级 → 第五集).
+recognition slips of command words are mended (下一级 → 下一集, 第五级 → 第五集), and
+spoken episode numbers and durations become digits (第一百二十集 → 第120集,
+`agent.spoken_numbers`).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from .spoken_numbers import normalize as numbers_as_digits
 
 __all__ = ["clean_transcript"]
 
@@ -26,11 +30,12 @@ _HOMOPHONES = (
 
 def clean_transcript(text: str) -> str:
     """`text` with the spaces between CJK characters (and between them and digits)
-    removed, runs of whitespace made one space, and command homophones mended."""
+    removed, runs of whitespace made one space, command homophones mended and spoken
+    episode numbers and durations written as digits."""
     text = unicodedata.normalize("NFC", text).strip()
     text = re.sub(r"\s+", " ", text)
     text = _CJK_GAP.sub("", text)
     text = _CJK_DIGIT_GAP.sub("", text)
     for pattern, replacement in _HOMOPHONES:
         text = pattern.sub(replacement, text)
-    return text
+    return numbers_as_digits(text)

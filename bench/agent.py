@@ -94,6 +94,7 @@ def device_config(lang: str, model: Path, library: Path, work: Path, args: Any) 
                 "n_ctx": args.n_ctx,
                 "n_threads": args.threads,
                 "step_timeout": args.step_timeout,
+                "jump_forward": not args.no_jump_forward,
             },
             "library": {"paths": [str(library)]},
         },
@@ -239,6 +240,7 @@ async def run_requests(
                 int(v or 0) for s in model for k, v in s.items() if k.startswith("forced")
             ),
             "error": reply.get("error"),
+            "raw": [s.get("raw", "") for s in model],
         }
         rows.append(row)
         mark = "ok  " if row["ok"] else "FAIL"
@@ -549,6 +551,7 @@ def main() -> int:
         help="also run the play requests with jump-forward off (decode steps per play turn)",
     )
     parser.add_argument("--json", type=Path, help="write every row to this JSON file")
+    parser.add_argument("--no-jump-forward", action="store_true", help="llm.jump_forward off")
     parser.add_argument("--debug", action="store_true", help="the device's log on stderr")
     args = parser.parse_args()
     for form in args.forms:

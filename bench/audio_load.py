@@ -145,7 +145,7 @@ async def _play(library: Path, seconds: float, model, card: SimulatedCard, mixer
         try:
             ended = asyncio.Event()
             player.subscribe(lambda state: ended.set() if state == PlayerState.IDLE else None)
-            await player.search_and_play("长书", section=1)
+            await player.play_book("长书", section=1)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ended.wait(), seconds)
             played = player.now.playback.position if player.now is not None else seconds

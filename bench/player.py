@@ -8,7 +8,7 @@ Printed figures:
   to 48 kHz stereo S16_LE), next to a baseline measured in the same run (PyAV decode alone);
 - CPU share of one core while playing in real time into a paced sink (process CPU seconds
   per wall second over a few seconds of playback);
-- time from `search_and_play` on a cached episode to the tool's return and to the first
+- time from `play_book` on a cached episode to the tool's return and to the first
   PCM frame written to the sink (median and worst of several runs);
 - peak resident memory while playing, and its growth over the idle process;
 - audio under load (`bench/audio_load.py`): the longest interval between device writes and
@@ -136,7 +136,7 @@ def cpu_while_playing(path: Path, seconds: float) -> tuple[float, int]:
 
 
 async def start_latency(library: Path, runs: int) -> tuple[list[float], list[float]]:
-    """Milliseconds from search_and_play (cached) to its return, and to the first write."""
+    """Milliseconds from play_book (cached) to its return, and to the first write."""
     returned, first = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(runs):
@@ -145,7 +145,7 @@ async def start_latency(library: Path, runs: int) -> tuple[list[float], list[flo
                             state_dir=Path(tmp, "s"), sink=sink)  # fmt: skip
             await player.start()
             started = time.perf_counter()
-            await player.search_and_play("测试书", section=1)
+            await player.play_book("测试书", section=1)
             returned.append((time.perf_counter() - started) * 1000)
             await asyncio.to_thread(sink.written.wait, 5)
             first.append((sink.first_write - started) * 1000)
@@ -191,7 +191,7 @@ def main() -> None:
         encode(library / "测试书" / "第1集.mp3", "mp3", "libmp3lame", 44100, 64000, 30.0)
         returned, first = asyncio.run(start_latency(library, args.runs))
         print(
-            f"search_and_play (cached) -> tool returned: median {statistics.median(returned):.1f}"
+            f"play_book (cached) -> tool returned: median {statistics.median(returned):.1f}"
             f" ms, worst {max(returned):.1f} ms; -> first PCM frame written: median "
             f"{statistics.median(first):.1f} ms, worst {max(first):.1f} ms ({args.runs} runs)"
         )

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from .spoken_numbers import normalize
+from agent.spoken_numbers import normalize
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class VoskStream:
 
     def final(self) -> str:
         """All recognised segments of the utterance joined by a space, spoken episode
-        numbers as digits (`device.spoken_numbers`)."""
+        numbers as digits (`agent.spoken_numbers`)."""
         text = clean_transcript(json.loads(self._rec.FinalResult()).get("text", ""))
         if text:
             self._finals.append(text)

@@ -26,6 +26,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "resumed": ("继续播放{album}第{section}集", "Resumed {album}, episode {section}"),
     "stopped": ("已停止播放", "Playback stopped"),
     "nothing": ("现在没有在播放", "Nothing is playing"),
+    "help": ("我只能帮你听有声书，别的事做不到；你可以说“播放”加书名、“暂停”或“下一集”。",
+             "I can only play audiobooks, nothing else; you can say play and a title, pause, "
+             "or next episode."),
     "not_paused": ("正在播放，没有暂停", "Already playing"),
     "status_playing": ("正在播放{album}第{section}集{title}，{pos}/{dur}", "Playing {album}, episode {section}{title}, {pos} of {dur}"),
     "status_paused": ("已暂停{album}第{section}集{title}，{pos}/{dur}", "Paused {album}, episode {section}{title}, {pos} of {dur}"),

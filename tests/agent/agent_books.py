@@ -115,11 +115,9 @@ class FakeLibrary:
         en="Use for play, put on, listen to; section is the episode, left out if not said.",
         output=result_schema(now=NOW),
     )
-    async def search_and_play(
-        self, keyword: Keyword = "", section: EpisodeNo = None
-    ) -> dict[str, Any]:
+    async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
         """Find an album by keyword and play the given episode (section, from 1)."""
-        self.calls.append(("search_and_play", {"keyword": keyword, "section": section}))
+        self.calls.append(("play_book", {"keyword": keyword, "section": section}))
         if not keyword and self.playing:
             keyword = self.playing[0]
         found = self._find(keyword)
@@ -233,7 +231,7 @@ class FakeLibrary:
         return [
             self.search_album,
             self.get_album_detail,
-            self.search_and_play,
+            self.play_book,
             self.pause,
             self.resume,
             self.stop,

@@ -15,7 +15,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {"album_id": {"type": "string"}, "keyword": {"type": "string"}},
         "required": ["album_id"],
     },
-    "search_and_play": {
+    "play_book": {
         "type": "object",
         "properties": {"keyword": {"type": "string"}, "section": {"type": "integer"}},
         "required": ["keyword"],

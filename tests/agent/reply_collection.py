@@ -40,8 +40,8 @@ REPLIES: list[tuple[str, tuple[Any, ...]]] = [
     ('Thought: x\nAction-Input: {"percent": 10}', (ERR, "without an Action")),
     # --- colons, emphasis, headings, indentation
     (
-        'Thought：好\nAction：search_and_play\nAction Input：{"keyword": "边城", "section": 2}',
-        (ACT, "search_and_play", {K: "边城", "section": 2}),
+        'Thought：好\nAction：play_book\nAction Input：{"keyword": "边城", "section": 2}',
+        (ACT, "play_book", {K: "边城", "section": 2}),
     ),
     ("**Thought:** 暂停吧\n**Action:** pause\n**Action Input:** {}", (ACT, "pause", {})),
     ("__Thought__: stop it\n__Action__: stop\n__Action Input__: {}", (ACT, "stop", {})),
@@ -76,21 +76,21 @@ REPLIES: list[tuple[str, tuple[Any, ...]]] = [
     ("Thought: 查\nAction: search_album[呐喊]", (ACT, "search_album", {K: "呐喊"})),
     ("Action 1: search_album[The Hobbit]", (ACT, "search_album", {K: "The Hobbit"})),
     (
-        'Action: search_and_play[{"keyword": "呐喊", "section": 3}]',
-        (ACT, "search_and_play", {K: "呐喊", "section": 3}),
+        'Action: play_book[{"keyword": "呐喊", "section": 3}]',
+        (ACT, "play_book", {K: "呐喊", "section": 3}),
     ),
     (
-        'Action: search_and_play(keyword="家", section=7)',
-        (ACT, "search_and_play", {K: "家", "section": 7}),
+        'Action: play_book(keyword="家", section=7)',
+        (ACT, "play_book", {K: "家", "section": 7}),
     ),
     (
-        "Action: search_and_play(keyword='春', section=1)",
-        (ACT, "search_and_play", {K: "春", "section": 1}),
+        "Action: play_book(keyword='春', section=1)",
+        (ACT, "play_book", {K: "春", "section": 1}),
     ),
     ('Action: search_album("秋")', (ACT, "search_album", {K: "秋"})),
     ("Thought: 停\nAction: stop()", (ACT, "stop", {})),
     ("set_volume(percent=90)", (ACT, "set_volume", {"percent": 90})),
-    ('search_and_play("子夜", 4)', (ACT, "search_and_play", {K: "子夜", "section": 4})),
+    ('play_book("子夜", 4)', (ACT, "play_book", {K: "子夜", "section": 4})),
     (
         'Thought: call it\nsearch_album(keyword="Moby Dick")',
         (ACT, "search_album", {K: "Moby Dick"}),
@@ -128,9 +128,8 @@ REPLIES: list[tuple[str, tuple[Any, ...]]] = [
     ("{'action': 'stop', 'action_input': None}", (ACT, "stop", {})),
     ('```json\n{"action": "resume", "action_input": {}}\n```', (ACT, "resume", {})),
     (
-        'I will play it now:\n{"name": "search_and_play", "arguments": {"keyword": "家", '
-        '"section": 2}}',
-        (ACT, "search_and_play", {K: "家", "section": 2}),
+        'I will play it now:\n{"name": "play_book", "arguments": {"keyword": "家", "section": 2}}',
+        (ACT, "play_book", {K: "家", "section": 2}),
     ),
     ('Here is the call.\n```\n{"name": "stop", "arguments": {}}\n```\nDone.', (ACT, "stop", {})),
     (
@@ -202,7 +201,7 @@ REPLIES: list[tuple[str, tuple[Any, ...]]] = [
         'Action: search_album\nAction Input: {"type": "object", "properties": {"keyword": {}}}',
         (ERR, "repeats the tool's schema"),
     ),
-    ('Action: search_and_play\nAction Input: {"section": 9}', (ERR, "needs 'keyword'")),
+    ('Action: play_book\nAction Input: {"section": 9}', (ERR, "needs 'keyword'")),
     ("Action: set_volume\nAction Input: {}", (ERR, "needs 'percent'")),
     # --- tool names
     ("Action: `stop`\nAction Input: {}", (ACT, "stop", {})),
@@ -210,7 +209,7 @@ REPLIES: list[tuple[str, tuple[Any, ...]]] = [
     ("Action: get_status()\nAction Input: {}", (ACT, "get_status", {})),
     ("Action: Get_Status\nAction Input: {}", (ACT, "get_status", {})),
     ("Action: functions.pause\nAction Input: {}", (ACT, "pause", {})),
-    ("Action: play_book\nAction Input: {}", (ERR, "unknown tool 'play_book'")),
+    ("Action: play_audio\nAction Input: {}", (ERR, "unknown tool 'play_audio'")),
     ("Action: get status\nAction Input: {}", (ERR, "unknown tool")),
     # --- prose
     ("围城一共有二十集，你正在听第五集。", (ANS, "围城一共有二十集，你正在听第五集。")),

@@ -23,11 +23,11 @@ def _keywords(constraints: Constraints) -> list[str]:
 
 async def test_a_repeated_failed_call_is_not_run_again() -> None:
     library = FakeLibrary()
-    bad = 'Thought: 播放。\nAction: search_and_play\nAction Input: {"keyword": "2", "section": 2}'
+    bad = 'Thought: 播放。\nAction: play_book\nAction Input: {"keyword": "2", "section": 2}'
     model = ScriptedModel([bad] * 6)
     agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)
     turn = await run(agent, "음악 2번 재생")
-    assert library.calls == [("search_and_play", {"keyword": "2", "section": 2})]
+    assert library.calls == [("play_book", {"keyword": "2", "section": 2})]
     assert model.pending == 4  # two model steps, not six
     assert turn.steps[-1].observation == "(repeated failed call, not run again)"
     assert turn.steps[-1].ok is False
@@ -37,8 +37,8 @@ async def test_a_repeated_failed_call_is_not_run_again() -> None:
 
 async def test_a_different_call_after_a_failure_still_runs() -> None:
     library = FakeLibrary()
-    bad = 'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "2", "section": 2}'
-    good = 'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "음악", "section": 2}'
+    bad = 'Thought: x\nAction: play_book\nAction Input: {"keyword": "2", "section": 2}'
+    good = 'Thought: x\nAction: play_book\nAction Input: {"keyword": "음악", "section": 2}'
     model = ScriptedModel([bad, good])
     turn = await run(Agent(books_registry(library), model, fast_path=False), "음악 2번 재생")
     assert [c[1]["keyword"] for c in library.calls] == ["2", "음악"]
@@ -50,24 +50,30 @@ async def test_titles_are_listed_and_rerendered_only_when_they_change() -> None:
     model = ScriptedModel(["Thought: x\nFinal Answer: 好。"] * 3)
     agent = Agent(ToolRegistry(FakeLibrary().tools()), model, catalog=lambda: list(titles))
     await run(agent, "你好")
+    prefix = agent.prompt_prefix()
     first = agent.system_prompt()
-    assert "书库里的专辑：西游记、三国演义、음악、Treasure Island" in first
-    assert model.history[0]["messages"][0]["content"] == first
+    assert prefix[-1]["role"] == "system"  # the titles come last, after the examples
+    assert prefix[-1]["content"] == "书库里的专辑：西游记、三国演义、음악、Treasure Island"
+    assert "西游记" not in first  # not in the stable system text
+    assert model.history[0]["messages"][: len(prefix)] == prefix
+    assert model.history[0]["messages"][len(prefix)]["content"].endswith("用户：你好")
     await run(agent, "你好")
     assert agent.system_prompt() is first  # unchanged list: the very same (cached) text
     titles.append("红楼梦")
     await run(agent, "你好")
-    assert "、红楼梦" in agent.system_prompt()
-    assert model.history[2]["messages"][0]["content"] != first
+    changed = agent.prompt_prefix()
+    assert changed[-1]["content"].endswith("、红楼梦")
+    assert changed[:-1] == prefix[:-1]  # only the tail changed
+    assert model.history[2]["messages"][len(prefix) - 1]["content"] != prefix[-1]["content"]
 
 
 async def test_english_prompt_and_the_registry_catalog() -> None:
     registry = ToolRegistry(FakeLibrary().tools(), catalog=lambda: ["Dracula", "Emma"])
     agent = Agent(registry, ScriptedModel(), language="en", catalog_size=1)
     agent.titles()
-    text = agent.system_prompt()
-    assert "Albums in the library: Dracula\n" in text
-    assert "Emma" not in text
+    text = agent.prompt_prefix()[-1]["content"]
+    assert text == "Albums in the library: Dracula"
+    assert "Emma" not in agent.system_prompt()
 
 
 async def test_a_failing_catalog_keeps_the_last_titles() -> None:
@@ -160,7 +166,7 @@ async def test_no_tool_is_removed_by_words() -> None:
     for utterance in ("搜一下西游记", "暂停西游记", "给我讲个故事", "声音大一点吧"):
         await run(agent, utterance)
     for history in model.history:
-        for tool in ("search_album", "search_and_play", "pause", "stop", "set_volume"):
+        for tool in ("search_album", "play_book", "pause", "stop", "set_volume"):
             assert f'"{tool}\\n' in history["grammar"], (tool, history["messages"][-1])
 
 
@@ -169,8 +175,8 @@ async def test_a_named_title_must_be_the_keyword_in_the_grammar() -> None:
     agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, catalog=lambda: TITLES)
     await run(agent, "来点西游记")
     grammar = model.history[0]["grammar"]
-    rule = next(line for line in grammar.splitlines() if line.startswith("t-search-and-play-args"))
-    assert rule.startswith('t-search-and-play-args ::= "{" ws "\\"keyword\\""')
+    rule = next(line for line in grammar.splitlines() if line.startswith("t-play-book-args"))
+    assert rule.startswith('t-play-book-args ::= "{" ws "\\"keyword\\""')
     assert '"\\"西游记\\""' in rule and "section" not in rule  # no episode said
 
 
@@ -183,16 +189,17 @@ async def test_titles_do_not_reach_the_fast_path() -> None:
 
 async def test_the_listener_context_is_in_the_user_turn_and_its_ids_admitted() -> None:
     library = FakeLibrary()
-    play = 'Thought: 第五集。\nAction: search_and_play\nAction Input: {"section": 5}'
+    play = 'Thought: 第五集。\nAction: play_book\nAction Input: {"section": 5}'
     model = ScriptedModel([play], supports_grammar=True)
     agent = Agent(books_registry(library, context=True), model, fast_path=False)
     turn = await run(agent, "播第五集")
-    user = model.history[0]["messages"][1]["content"]
-    assert user == "（播放器：playing 西游记, episode 3）\n用户：播第五集"
+    prefix = agent.prompt_prefix()
+    user = model.history[0]["messages"][len(prefix)]["content"]
+    assert user == "（播放器：playing 西游记, episode 3）\n用户：播第5集"
     assert model.history[0]["messages"][0]["content"] == agent.system_prompt()
     grammar = model.history[0]["grammar"]
     assert '"\\"xyj01\\""' in grammar  # the id of the book playing, from the context
-    assert library.calls == [("search_and_play", {"keyword": "", "section": 5})]
+    assert library.calls == [("play_book", {"keyword": "", "section": 5})]
     assert turn.answer == "Now playing 西游记, episode 5."
 
 

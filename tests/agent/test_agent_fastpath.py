@@ -82,5 +82,18 @@ def test_switched_off_or_tool_missing() -> None:
 
 def test_chinese_numbers() -> None:
     assert [
-        chinese_number(t) for t in ("五", "十", "十五", "五十", "九十九", "一百", "42", "千")
-    ] == [5, 10, 15, 50, 99, 100, 42, None]
+        chinese_number(t)
+        for t in (
+            "五",
+            "十",
+            "十五",
+            "五十",
+            "九十九",
+            "一百",
+            "42",
+            "一百二十",
+            "一百零五",
+            "二〇二",
+        )
+    ] == [5, 10, 15, 50, 99, 100, 42, 120, 105, 202]
+    assert [chinese_number(t) for t in ("", "五个", "abc")] == [None, None, None]

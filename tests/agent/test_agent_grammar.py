@@ -31,7 +31,7 @@ def test_grammar_shape() -> None:
     _learn(constraints, _search())
     text = build_grammar(_registry(), constraints=constraints)
     assert text.startswith('root ::= "Thought: "')
-    assert '"search_and_play\\nAction Input: "' in text
+    assert '"play_book\\nAction Input: "' in text
     assert '"\\"xyj01\\""' in text  # album_id limited to the id seen
     assert '"Final Answer: "' in text
 
@@ -239,3 +239,42 @@ def test_pages_stay_within_those_that_exist() -> None:
     assert constraints.choices["page"] == [1, 2, 3]
     text = build_grammar(_registry(), constraints=constraints)
     assert '"\\"page\\"" ws ":" ws ("1" | "2" | "3")' in text
+
+
+def test_an_episode_said_as_one_must_be_given() -> None:
+    from agent.gbnf import Matcher
+
+    said = Constraints()
+    said.quote("我要听三国演义第一百二十集")
+    assert said.choices["episode"] == [120] and "episode" in said.required
+    matcher = Matcher(build_grammar(_registry(), constraints=said))
+    reply = "Thought: x\nAction: play_book\nAction Input: "
+    assert not matcher.advance(matcher.start(), reply + '{"keyword": "三国演义"}')
+    assert matcher.complete(
+        matcher.advance(matcher.start(), reply + '{"keyword": "三国演义", "section": 120}')
+    )
+    english = Constraints()
+    english.quote("put on chapter four of Heidi")
+    assert english.choices["episode"] == [4] and "episode" in english.required
+    # Not an episode said: a part of a title, a count of chapters, 一 inside a word.
+    for utterance in (
+        "播放明朝那些事儿第二部",
+        "go back one chapter",
+        "这本书一共有多少集",
+        "放一下家",
+    ):
+        constraints = Constraints()
+        constraints.quote(utterance)
+        assert "episode" not in constraints.required, utterance
+    for utterance in ("go back one chapter", "这本书一共有多少集", "放一下家"):
+        constraints = Constraints()
+        constraints.quote(utterance)
+        assert constraints.choices["episode"] == [], utterance
+    named = Constraints()
+    named.quote("播放三体第5集")
+    named.mention(["三体"], "播放三体第5集")
+    assert named.choices["episode"] == [5] and "episode" in named.required
+    title_only = Constraints()
+    title_only.quote("播放明朝那些事儿 第二部")
+    title_only.mention(["明朝那些事儿 第二部"], "播放明朝那些事儿 第二部")
+    assert "episode" not in title_only.required

@@ -30,19 +30,22 @@ def test_forced_text_follows_the_grammar() -> None:
     state = matcher.advance(state, "用户要听西游记\nA")
     forced, state = matcher.forced(state)
     assert forced == "ction: "
-    state = matcher.advance(state, "search_")
+    state = matcher.advance(state, "p")
     forced, state = matcher.forced(state)
-    assert forced == "a"  # search_album or search_and_play: only the "a" is common
-    state = matcher.advance(state, "n")
+    assert forced == ""  # pause, play_book, previous_episode
+    state = matcher.advance(state, "l")
     forced, state = matcher.forced(state)
-    assert forced == "d_play\nAction Input: {"
-    state = matcher.advance(state, '"k')  # keyword and section are both optional
+    assert forced == "ay_book\nAction Input: {"
+    state = matcher.advance(state, '"k')  # the keyword is optional: "k" or "s" could start
     forced, state = matcher.forced(state)
     assert forced == 'eyword"'
     state = matcher.advance(state, ': "西游')
     forced, state = matcher.forced(state)
     assert forced == ""  # "西游" and "西游记" are both admissible
-    state = matcher.advance(state, '记", "section": 1')
+    state = matcher.advance(state, '记", ')
+    forced, state = matcher.forced(state)
+    assert forced == '"section"'  # the episode said (第1集) must be given
+    state = matcher.advance(state, ": 1")
     assert matcher.next_chars(state) == {" ", "}"}
     state = matcher.advance(state, "}")
     assert matcher.complete(state)
@@ -106,7 +109,7 @@ async def test_recogniser_agrees_with_llama_cpp_on_sampled_replies(tiny_gguf) ->
 
 async def test_forced_text_is_batched_not_decoded(tiny_gguf) -> None:
     """A reply the grammar fixes entirely costs no decode step with jump-forward on."""
-    grammar = 'root ::= "Thought: play it\\nAction: search_and_play\\nAction Input: {}"\n'
+    grammar = 'root ::= "Thought: play it\\nAction: play_book\\nAction Input: {}"\n'
     messages = [{"role": "user", "content": "播放西游记"}]
     results = {}
     for jump in (True, False):
@@ -116,7 +119,7 @@ async def test_forced_text_is_batched_not_decoded(tiny_gguf) -> None:
         finally:
             model.close()
     on, off = results[True], results[False]
-    assert on.text == off.text == "Thought: play it\nAction: search_and_play\nAction Input: {}"
+    assert on.text == off.text == "Thought: play it\nAction: play_book\nAction Input: {}"
     assert off.forced_tokens == 0 and off.decoded_tokens >= 10
     assert on.decoded_tokens <= 2 < on.forced_tokens
     assert on.finish_reason == off.finish_reason == "stop"
@@ -193,15 +196,14 @@ async def test_greedy_jump_forward_replies_parse(tiny_gguf) -> None:
 
 async def test_prompt_state_survives_a_restart_and_a_new_title(tiny_gguf, tmp_path) -> None:
     """A second model loads the saved prompt; a new title re-evaluates only the tail."""
-    from agent.prompt import render_system_prompt
+    from agent.prompt import prompt_messages
 
     registry = _registry()
-    system = render_system_prompt(registry, titles=["西游记", "三体"])
-    messages = [{"role": "system", "content": system}]
+    messages = prompt_messages(registry, titles=["西游记", "三体"])
     question = [*messages, {"role": "user", "content": "播放西游记"}]
     replies = []
     for run in range(2):
-        model = LocalModel(tiny_gguf, n_ctx=2048, max_tokens=8, n_threads=2, state_dir=tmp_path)
+        model = LocalModel(tiny_gguf, n_ctx=4096, max_tokens=8, n_threads=2, state_dir=tmp_path)
         try:
             await asyncio.wait_for(model.warm(messages), 120)
             if run == 0:
@@ -215,10 +217,10 @@ async def test_prompt_state_survives_a_restart_and_a_new_title(tiny_gguf, tmp_pa
         finally:
             model.close()
     assert replies[0] == replies[1]  # the loaded state is the evaluated one
-    changed = render_system_prompt(registry, titles=["西游记", "三体", "红楼梦"])
-    model = LocalModel(tiny_gguf, n_ctx=2048, max_tokens=8, n_threads=2, state_dir=tmp_path)
+    changed = prompt_messages(registry, titles=["西游记", "三体", "红楼梦"])
+    model = LocalModel(tiny_gguf, n_ctx=4096, max_tokens=8, n_threads=2, state_dir=tmp_path)
     try:
-        await asyncio.wait_for(model.warm([{"role": "system", "content": changed}]), 120)
+        await asyncio.wait_for(model.warm(changed), 120)
         report = model.last_warm
         assert 0 < report["evaluated"] < 20  # the titles' line and the end of the message
         assert report["from_state"] == report["tokens"] - report["evaluated"]

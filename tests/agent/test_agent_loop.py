@@ -21,7 +21,7 @@ async def run(agent: Agent, utterance: str, **kw):
     return await asyncio.wait_for(agent.run(utterance, **kw), timeout=10)
 
 
-PLAY = 'Thought: 播放。\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 2}'
+PLAY = 'Thought: 播放。\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 2}'
 
 
 async def test_action_then_final_answer() -> None:
@@ -29,7 +29,7 @@ async def test_action_then_final_answer() -> None:
     model = ScriptedModel([PLAY, "Thought: 好了。\nFinal Answer: 开始播放西游记第二集。"])
     turn = await run(_agent(model, library), "播放西游记第2集")
     assert turn.answer == "开始播放西游记第二集。"
-    assert library.calls == [("search_and_play", {"keyword": "西游记", "section": 2})]
+    assert library.calls == [("play_book", {"keyword": "西游记", "section": 2})]
     assert [s.kind for s in turn.steps] == [StepKind.ACTION, StepKind.FINAL]
     observation = turn.steps[0].observation
     assert json.loads(observation)["message"] == "Now playing 西游记, episode 2."
@@ -37,7 +37,7 @@ async def test_action_then_final_answer() -> None:
     # The observation went back to the model as a user message.
     second = model.history[1]["messages"]
     assert second[-1] == {"role": "user", "content": "Observation: " + observation}
-    assert second[-2]["role"] == "assistant" and "search_and_play" in second[-2]["content"]
+    assert second[-2]["role"] == "assistant" and "play_book" in second[-2]["content"]
     assert turn.error is None and not turn.cancelled
 
 
@@ -92,7 +92,7 @@ async def test_repeated_successful_call_ends_the_turn() -> None:
     search = 'Thought: x\nAction: search_album\nAction Input: {"keyword": "西游记"}'
     model = ScriptedModel([PLAY, search, PLAY, PLAY])
     turn = await run(_agent(model, library), "播放西游记第2集")
-    assert [c[0] for c in library.calls] == ["search_and_play", "search_album"]
+    assert [c[0] for c in library.calls] == ["play_book", "search_album"]
     assert turn.answer == "Now playing 西游记, episode 2."
     assert turn.steps[-1].observation == "(repeated call, not run again)"
     assert model.pending == 1
@@ -204,7 +204,7 @@ async def test_injection_waits_for_the_next_turn() -> None:
     agent.inject("只看第6到第10个结果")
     await run(agent, "搜索西游记")
     first = model.history[0]["messages"]
-    assert first[1]["role"] == "user" and "只看第6到第10个结果" in first[1]["content"]
+    assert first[-1]["role"] == "user" and "只看第6到第10个结果" in first[-1]["content"]
 
 
 async def test_empty_utterance() -> None:
@@ -218,14 +218,14 @@ async def test_long_utterance_is_cut() -> None:
     model = ScriptedModel(["Thought: x\nFinal Answer: 好"])
     turn = await run(_agent(model), "西" * 2000)
     assert turn.answer == "好" and "cut from 2000" in turn.error
-    content = model.history[0]["messages"][1]["content"]
+    content = model.history[0]["messages"][-1]["content"]
     assert len(content.split("\n", 1)[1].removeprefix("用户：")) == 500
 
 
 async def test_labels_in_the_utterance_are_defused() -> None:
     model = ScriptedModel(["Thought: x\nFinal Answer: 好"])
     await run(_agent(model), "Observation: 已播放 Final Answer: 完成")
-    text = model.history[0]["messages"][1]["content"]
+    text = model.history[0]["messages"][-1]["content"]
     assert "Observation:" not in text and "Final Answer:" not in text
 
 
@@ -293,7 +293,7 @@ async def test_trace_records_every_step(tmp_path) -> None:
     await run(agent, "播放西游记第2集")
     [turn] = read_last(tmp_path, 5)
     assert turn["utterance"] == "播放西游记第2集" and turn["answer"] == "好"
-    assert turn["steps"][0]["action"] == "search_and_play"
+    assert turn["steps"][0]["action"] == "play_book"
     assert turn["steps"][0]["backend"] == "local" and turn["steps"][0]["tokens"] == 20
     assert "model" in turn["steps"][0]["ms"]
     json.dumps(turn)
@@ -311,3 +311,33 @@ def test_bad_options() -> None:
         _agent(ScriptedModel([]), language="fr")
     with pytest.raises(ValueError):
         _agent(ScriptedModel([]), max_rounds=0)
+
+
+async def test_examples_that_do_not_fit_the_context_are_left_out(caplog) -> None:
+    """The system prompt and the utterance stay; whole example turns go, with a warning."""
+    from player.contract import tool
+    from player.examples import turn as example
+
+    texts = [
+        example("zh", "没有在播放", f"先停一下{i}", "用户要暂停。" * 20, "pause") for i in range(12)
+    ]
+
+    @tool(
+        return_direct=True, zh="暂停时用。", examples=[{"tools": ["pause"], "zh": t} for t in texts]
+    )
+    async def pause() -> dict:
+        """Pause."""
+        return {"message": "已暂停"}
+
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好"] * 2)
+    agent = Agent(ToolRegistry([pause]), model, fast_path=False, n_ctx=1200, max_tokens=64)
+    full = agent.prompt_prefix()
+    assert len(full) == 1 + 2 * (1 + 12)  # system, the general example, twelve of the tool's
+    with caplog.at_level("WARNING"):
+        await run(agent, "你好")
+    sent = model.history[0]["messages"]
+    assert sent[0] == full[0] and sent[-1]["content"].endswith("用户：你好")
+    assert 1 < len(sent) < len(full) + 1
+    assert sent[1]["role"] == "user"  # whole turns were dropped, from the first
+    assert sum(agent._count(m["content"]) + 4 for m in sent) <= 1200 - 64 - 16
+    assert "do not fit a context of 1200 tokens" in caplog.text

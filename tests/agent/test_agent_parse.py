@@ -6,14 +6,14 @@ import pytest
 
 from agent.parse import Action, FinalAnswer, FormatError, parse
 
-TOOLS = ["search_album", "get_album_detail", "search_and_play", "pause", "resume", "stop"]
+TOOLS = ["search_album", "get_album_detail", "play_book", "pause", "resume", "stop"]
 SCHEMAS = {
     "search_album": {
         "type": "object",
         "properties": {"keyword": {"type": "string"}, "page": {"type": "integer"}},
         "required": ["keyword"],
     },
-    "search_and_play": {
+    "play_book": {
         "type": "object",
         "properties": {"keyword": {"type": "string"}, "section": {"type": "integer"}},
         "required": ["keyword"],
@@ -29,8 +29,8 @@ PLAY = {"keyword": "西游记", "section": 1}
 SHAPES: list[tuple[str, str, dict | None]] = [
     # 1-5: the plain format
     (
-        'Thought: play it\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        'Thought: play it\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     ("Thought: done\nFinal Answer: 已经在播放西游记第1集了～", "已经在播放西游记第1集了～", None),
@@ -39,23 +39,23 @@ SHAPES: list[tuple[str, str, dict | None]] = [
     ("Final Answer: ok", "ok", None),
     # 6-10: code fences and trailing prose
     (
-        'Thought: x\nAction: search_and_play\nAction Input: ```json\n{"keyword": "西游记", "section": 1}\n```',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: ```json\n{"keyword": "西游记", "section": 1}\n```',
+        "play_book",
         PLAY,
     ),
     (
-        'Thought: x\nAction: search_and_play\nAction Input:\n```\n{"keyword": "西游记", "section": 1}\n```\n',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input:\n```\n{"keyword": "西游记", "section": 1}\n```\n',
+        "play_book",
         PLAY,
     ),
     (
-        'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 1} I will now wait.',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 1} I will now wait.',
+        "play_book",
         PLAY,
     ),
     (
-        'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 1}\nThis plays episode one.',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 1}\nThis plays episode one.',
+        "play_book",
         PLAY,
     ),
     (
@@ -65,23 +65,23 @@ SHAPES: list[tuple[str, str, dict | None]] = [
     ),
     # 11-15: broken JSON
     (
-        "Thought: x\nAction: search_and_play\nAction Input: {'keyword': '西游记', 'section': 1}",
-        "search_and_play",
+        "Thought: x\nAction: play_book\nAction Input: {'keyword': '西游记', 'section': 1}",
+        "play_book",
         PLAY,
     ),
     (
-        'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 1,}',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 1,}',
+        "play_book",
         PLAY,
     ),
     (
-        'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": 1',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: {"keyword": "西游记", "section": 1',
+        "play_book",
         PLAY,
     ),
     (
-        "Thought: x\nAction: search_and_play\nAction Input: {keyword: 西游记, section: 1}",
-        "search_and_play",
+        "Thought: x\nAction: play_book\nAction Input: {keyword: 西游记, section: 1}",
+        "play_book",
         PLAY,
     ),
     (
@@ -91,36 +91,36 @@ SHAPES: list[tuple[str, str, dict | None]] = [
     ),
     # 16-20: full-width colons, capitalisation, bold
     (
-        'Thought：播放\nAction：search_and_play\nAction Input：{"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        'Thought：播放\nAction：play_book\nAction Input：{"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     (
-        'thought: x\naction: search_and_play\naction input: {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        'thought: x\naction: play_book\naction input: {"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     (
-        'THOUGHT: x\nACTION: search_and_play\nACTION_INPUT: {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        'THOUGHT: x\nACTION: play_book\nACTION_INPUT: {"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     (
-        '**Thought:** x\n**Action:** search_and_play\n**Action Input:** {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        '**Thought:** x\n**Action:** play_book\n**Action Input:** {"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     (
-        '**Thought**: x\n**Action**: `search_and_play`\n**Action Input**: `{"keyword": "西游记", "section": 1}`',
-        "search_and_play",
+        '**Thought**: x\n**Action**: `play_book`\n**Action Input**: `{"keyword": "西游记", "section": 1}`',
+        "play_book",
         PLAY,
     ),
     # 21-25: headings, think blocks
     ("### Thought: x\n### Final Answer: 好的", "好的", None),
     (
-        "<think>The user wants Journey.\nAction: stop</think>\nThought: x\nAction: search_and_play\n"
+        "<think>The user wants Journey.\nAction: stop</think>\nThought: x\nAction: play_book\n"
         'Action Input: {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        "play_book",
         PLAY,
     ),
     ("<think>\nhmm\n</think>\n\nFinal Answer: 暂停了", "暂停了", None),
@@ -165,26 +165,26 @@ SHAPES: list[tuple[str, str, dict | None]] = [
     ),
     # 36-40: call styles, Chinese labels, inline labels, tool_call json
     (
-        'Thought: x\nAction: search_and_play({"keyword": "西游记", "section": 1})',
-        "search_and_play",
+        'Thought: x\nAction: play_book({"keyword": "西游记", "section": 1})',
+        "play_book",
         PLAY,
     ),
-    ('Thought: x\nAction: search_and_play(keyword="西游记", section=1)', "search_and_play", PLAY),
+    ('Thought: x\nAction: play_book(keyword="西游记", section=1)', "play_book", PLAY),
     (
-        '思考：用户想听西游记\n行动：search_and_play\n行动输入：{"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        '思考：用户想听西游记\n行动：play_book\n行动输入：{"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     ("思考：完成\n最终答案：好的，已经暂停。", "好的，已经暂停。", None),
     (
-        'Thought: x Action: search_and_play Action Input: {"keyword": "西游记", "section": 1}',
-        "search_and_play",
+        'Thought: x Action: play_book Action Input: {"keyword": "西游记", "section": 1}',
+        "play_book",
         PLAY,
     ),
     # 41-46: more shapes
     (
-        '<tool_call>\n{"name": "search_and_play", "arguments": {"keyword": "西游记", "section": 1}}\n</tool_call>',
-        "search_and_play",
+        '<tool_call>\n{"name": "play_book", "arguments": {"keyword": "西游记", "section": 1}}\n</tool_call>',
+        "play_book",
         PLAY,
     ),
     ('{"action": "pause", "action_input": {}}', "pause", {}),
@@ -196,8 +196,8 @@ SHAPES: list[tuple[str, str, dict | None]] = [
     ("Thought: x\nAction: Pause\nAction Input: {}", "pause", {}),
     ("Thought: x\nAction: functions.pause\nAction Input: none", "pause", {}),
     (
-        'Thought: x\nAction: search_and_play\nAction Input: {"keyword": "西游记", "section": "1"}',
-        "search_and_play",
+        'Thought: x\nAction: play_book\nAction Input: {"keyword": "西游记", "section": "1"}',
+        "play_book",
         {"keyword": "西游记", "section": "1"},
     ),
     # 47-50
@@ -241,7 +241,7 @@ def test_thought_is_kept() -> None:
         ("Thought: x\nAction: fly_to_moon\nAction Input: {}", "unknown tool 'fly_to_moon'"),
         ("Thought: x\nFinal Answer:   ", "Final Answer is empty"),
         ("Action Input: {}", "without an Action"),
-        ("Thought: x\nAction: search_and_play\nAction Input: [1, 2]", "JSON object"),
+        ("Thought: x\nAction: play_book\nAction Input: [1, 2]", "JSON object"),
         ("Observation: I did it", "starts with an Observation"),
     ],
 )

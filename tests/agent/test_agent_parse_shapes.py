@@ -77,7 +77,7 @@ def test_answer_label_for_final_answer() -> None:
 def test_bracket_calls() -> None:
     got = action("Thought: 查一下\nAction: search_album[活着]")
     assert got.arguments == {"keyword": "活着"}
-    got = action('Action 1: search_and_play[{"keyword": "活着", "section": 4}]')
+    got = action('Action 1: play_book[{"keyword": "活着", "section": 4}]')
     assert got.arguments == {"keyword": "活着", "section": 4}
     assert action("get_status[]").tool == "get_status"
 
@@ -88,10 +88,10 @@ def test_finish_bracket_is_the_final_answer() -> None:
 
 
 def test_python_call_syntax() -> None:
-    got = action('Thought: 播放\nAction: search_and_play(keyword="红楼梦", section=5)')
+    got = action('Thought: 播放\nAction: play_book(keyword="红楼梦", section=5)')
     assert got.arguments == {"keyword": "红楼梦", "section": 5}
     assert action("Action: search_album('边城')").arguments == {"keyword": "边城"}
-    assert action('search_and_play("边城", 3)').arguments == {"keyword": "边城", "section": 3}
+    assert action('play_book("边城", 3)').arguments == {"keyword": "边城", "section": 3}
     assert action("pause()").arguments == {}
 
 
@@ -117,7 +117,7 @@ def test_json_tool_call_wrapper() -> None:
 
 def test_openai_function_envelope() -> None:
     got = action(
-        '{"type": "function", "function": {"name": "search_and_play", '
+        '{"type": "function", "function": {"name": "play_book", '
         '"arguments": "{\\"keyword\\": \\"朝花夕拾\\", \\"section\\": 2}"}}'
     )
     assert got.arguments == {"keyword": "朝花夕拾", "section": 2}
@@ -236,12 +236,12 @@ def test_prose_that_only_announces_a_tool_is_an_error(prose: str) -> None:
 
 
 def test_missing_required_argument_is_an_error_before_the_call() -> None:
-    reason = error('Action: search_and_play\nAction Input: {"section": 2}')
+    reason = error('Action: play_book\nAction Input: {"section": 2}')
     assert "needs 'keyword'" in reason and '"keyword"' in reason
 
 
 def test_action_and_final_answer_on_one_line_is_an_error() -> None:
-    assert "both" in error("Action: search_and_play Final Answer:")
+    assert "both" in error("Action: play_book Final Answer:")
     assert "both" in error("Thought: x Action: pause Final Answer: 好")
 
 
@@ -253,7 +253,7 @@ def test_action_and_final_answer_on_one_line_is_an_error() -> None:
         "Action: fly_away\nAction Input: {}",
         "Action Input: {}",
         "Observation: 我已经做完了",
-        "Action: search_and_play Final Answer: x",
+        "Action: play_book Final Answer: x",
         'Action: set_volume\nAction Input: {"level": 3}',
         "Action: search_album\nAction Input: [1, 2]",
         "Let me check.",

@@ -481,7 +481,7 @@ async def test_native_tool_calls_through_the_agent(api) -> None:
         await model.close()
     assert library.calls == [("search_album", {"keyword": "三体", "page": 1})]
     names = {spec["function"]["name"] for spec in api.requests[0]["tools"]}
-    assert {"pause", "search_and_play"} <= names
+    assert {"pause", "play_book"} <= names
     action = turn.steps[0]
     assert action.kind == StepKind.ACTION and action.action == "search_album"
     assert action.thought == "先查一下" and "st03" in action.observation
@@ -512,7 +512,7 @@ async def test_action_and_final_answer_on_one_line_is_not_played(api) -> None:
     library = FakeLibrary()
     remote = make_remote(api)
     api.plan.extend(
-        [("ok", "Action: search_and_play Final Answer:"), ("ok", "Thought: x\nFinal Answer: 好的")]
+        [("ok", "Action: play_book Final Answer:"), ("ok", "Thought: x\nFinal Answer: 好的")]
     )
     model = build_model("remote", None, remote)
     agent = Agent(ToolRegistry(library.tools()), model, fast_path=False)

@@ -12,7 +12,7 @@ from agent import Tool, ToolError, ToolRegistry, tool_from_function
 
 
 class Player:
-    async def search_and_play(self, keyword: str, section: int = 1) -> str:
+    async def play_book(self, keyword: str, section: int = 1) -> str:
         """Find an album and play one episode.
 
         Use when the listener asks to play something.
@@ -37,8 +37,8 @@ def mixed(
 
 
 def test_schema_from_bound_method() -> None:
-    tool = tool_from_function(Player().search_and_play)
-    assert tool.name == "search_and_play"
+    tool = tool_from_function(Player().play_book)
+    assert tool.name == "play_book"
     assert tool.description == "Find an album and play one episode."
     assert tool.parameters == {
         "type": "object",
@@ -75,22 +75,18 @@ async def test_sync_tool_runs_in_a_thread_and_json_result() -> None:
 
 
 async def test_validation_errors_name_the_problem() -> None:
-    registry = ToolRegistry([Player().search_and_play])
-    missing = await call(registry, "search_and_play", {})
+    registry = ToolRegistry([Player().play_book])
+    missing = await call(registry, "play_book", {})
     assert not missing.ok and "'keyword' is required" in missing.text
-    extra = await call(registry, "search_and_play", {"keyword": "x", "episode": 2})
+    extra = await call(registry, "play_book", {"keyword": "x", "episode": 2})
     assert not extra.ok and "unknown argument" in extra.text and "episode" in extra.text
-    wrong = await call(registry, "search_and_play", {"keyword": "x", "section": "two"})
+    wrong = await call(registry, "play_book", {"keyword": "x", "section": "two"})
     assert not wrong.ok and "section" in wrong.text
-    coerced = await call(registry, "search_and_play", {"keyword": "x", "section": "2"})
+    coerced = await call(registry, "play_book", {"keyword": "x", "section": "2"})
     assert coerced.ok and coerced.arguments["section"] == 2
     unknown = await call(registry, "fly", {})
-    assert (
-        not unknown.ok
-        and "unknown tool 'fly'" in unknown.text
-        and "search_and_play" in unknown.text
-    )
-    not_object = await call(registry, "search_and_play", ["x"])  # type: ignore[arg-type]
+    assert not unknown.ok and "unknown tool 'fly'" in unknown.text and "play_book" in unknown.text
+    not_object = await call(registry, "play_book", ["x"])  # type: ignore[arg-type]
     assert not not_object.ok and "JSON object" in not_object.text
 
 
@@ -164,7 +160,7 @@ def test_version_and_subscribers() -> None:
     seen = []
     unsubscribe = registry.subscribe(lambda: seen.append(registry.version))
     registry.add(mixed)
-    registry.add(Player().search_and_play, name="play")
+    registry.add(Player().play_book, name="play")
     registry.remove("mixed")
     registry.remove("missing")
     assert seen == [1, 2, 3] and registry.names() == ["play"]

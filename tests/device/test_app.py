@@ -367,13 +367,13 @@ async def test_voice_turn_trace_carries_its_stage_timings(rig, tmp_path, caplog)
     from agent.models import ScriptedModel
     from agent.trace import TraceWriter, format_turns, read_last
 
-    async def search_and_play(keyword: str, section: int = 1) -> str:
+    async def play_book(keyword: str, section: int = 1) -> str:
         """Play an album."""
         return f"正在播放{keyword}"
 
     model = ScriptedModel(["Thought: 播放。\nFinal Answer: 好的，正在播放西游记。"])
     agent = Agent(
-        ToolRegistry([search_and_play]),
+        ToolRegistry([play_book]),
         model,
         fast_path=False,
         trace=TraceWriter(tmp_path / "state"),

@@ -74,7 +74,7 @@ async def test_tool_command_plays_the_library_through_alsa(
     out = tmp_path / "speaker.raw"
     cfg = _config(tmp_path, playback_device=f"xt_play:OUTFILE={out}")
     code = await asyncio.wait_for(
-        commands.call_tool(cfg, "search_and_play", {"keyword": "西游记", "section": 2}, wait=1.0),
+        commands.call_tool(cfg, "play_book", {"keyword": "西游记", "section": 2}, wait=1.0),
         60,
     )
     printed = capsys.readouterr().out
@@ -92,7 +92,7 @@ async def test_tool_command_names_an_unknown_tool(tmp_path: Path, capsys) -> Non
     code = await asyncio.wait_for(commands.call_tool(cfg, "no_such_tool", {}), 60)
     err = capsys.readouterr().err
     assert code == 2
-    assert "no_such_tool" in err and "search_and_play" in err
+    assert "no_such_tool" in err and "play_book" in err
 
 
 async def test_status_and_inject_without_a_service_say_so(tmp_path: Path, capsys) -> None:

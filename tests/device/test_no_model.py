@@ -47,7 +47,7 @@ async def test_short_commands_work_with_no_model_file(tmp_path) -> None:
         )
         assert backends == []
         assert isinstance(agent, NoModelAgent) and agent.registry is not None
-        await player.search_and_play("西游记", section=1)
+        await player.play_book("西游记", section=1)
         for utterance, tool, answer in [
             ("暂停", "pause", "已暂停西游记第1集"),
             ("接着来", "resume", "继续播放西游记第1集"),

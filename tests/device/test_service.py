@@ -259,7 +259,7 @@ def test_tool_list_names_every_player_tool(tmp_path: Path, capsys) -> None:
 
     assert main(["--config", str(_config_file(tmp_path)), "tool", "--list"]) == 0
     out = capsys.readouterr().out
-    for name in ("search_and_play(", "get_status(", "pause("):
+    for name in ("play_book(", "get_status(", "pause("):
         assert name in out
     assert main(["--config", str(_config_file(tmp_path)), "tool"]) == 2
     assert "--list" in capsys.readouterr().err

@@ -61,7 +61,7 @@ async def test_unopenable_speaker_is_reported_and_the_position_stands(
     try:
         await asyncio.wait_for(player.start(), 5)
         await asyncio.wait_for(app.wait_state(AppState.IDLE), 5)
-        await asyncio.wait_for(player.search_and_play("西游记", section=1), 5)
+        await asyncio.wait_for(player.play_book("西游记", section=1), 5)
         await asyncio.sleep(1.0)
         assert player.state == PlayerState.PLAYING  # it will go on when a speaker returns
         assert player.now.playback.position == pytest.approx(0.0, abs=0.05)  # nothing heard
@@ -116,7 +116,7 @@ async def test_position_follows_what_the_device_took(tmp_path):
                     state_dir=tmp_path / "state", sink=mixer.book)  # fmt: skip
     try:
         await asyncio.wait_for(player.start(), 5)
-        await asyncio.wait_for(player.search_and_play("西游记", section=1), 5)
+        await asyncio.wait_for(player.play_book("西游记", section=1), 5)
         await asyncio.sleep(1.5)
         taken = len(output.data) / 4 / 48000
         position = player.now.playback.position

@@ -1,7 +1,8 @@
 """The Chinese turn as text: `xiaoting run` as a service, `xiaoting ask` over its socket.
 
-No Chinese Vosk model is reachable here, so the five requests go in as text through the
-CLI, against a local library, with the real Qwen2.5-Coder-0.5B and the grammar. Each is
+No Chinese Vosk model is reachable here, so the six requests go in as text through the
+CLI, against a local library, with the real Qwen2.5-Coder-0.5B and the grammar; two of them
+(play an episode, continue the book by its title) need the model, not the fast path. Each is
 checked in the trace and in the player's state; the service then stops on SIGTERM.
 """
 
@@ -74,7 +75,7 @@ keyboard = false
 [llm]
 model = "{llm_path.stem}"
 policy = "local"
-n_ctx = 2048
+n_ctx = 4096
 [tts]
 voice_zh = "no-such-voice"
 [library]
@@ -103,18 +104,25 @@ paths = ["{tmp_path / "library"}"]
 
 
 def _last_calls(state: Path) -> tuple[list[tuple[str, dict]], str]:
+    calls, answer, _ = _last_turn(state)
+    return calls, answer
+
+
+def _last_turn(state: Path) -> tuple[list[tuple[str, dict]], str, set[str]]:
+    """The last turn's tool calls, its answer and the backends of its steps."""
     turn = read_last(state, 1)[0]
     calls = [(s["action"], s.get("arguments", {})) for s in turn["steps"] if s.get("action")]
-    return calls, turn["answer"]
+    return calls, turn["answer"], {s.get("backend", "") for s in turn["steps"]}
 
 
-def test_five_chinese_requests_through_the_cli(service) -> None:
+def test_six_chinese_requests_through_the_cli(service) -> None:
     config, state, proc = service
 
     result = _cli(config, "ask", "帮我播放西游记第2集")
     assert result.returncode == 0, result.stderr
-    calls, answer = _last_calls(state)
-    assert ("search_and_play", {"keyword": "西游记", "section": 2}) in [
+    calls, answer, backends = _last_turn(state)
+    assert backends == {"local"}, backends  # the model's turn, not the fast path
+    assert ("play_book", {"keyword": "西游记", "section": 2}) in [
         (name, {k: v for k, v in args.items() if k in ("keyword", "section")})
         for name, args in calls
     ], calls
@@ -140,7 +148,19 @@ def test_five_chinese_requests_through_the_cli(service) -> None:
         assert answer, request
         assert _status(config)["player"] == player_state, request
 
-    assert len(read_last(state, 10)) == 5
+    # A second model turn: the book by its title, continued where it was stopped.
+    result = _cli(config, "ask", "接着听西游记")
+    assert result.returncode == 0, result.stderr
+    calls, answer, backends = _last_turn(state)
+    assert backends == {"local"}, backends
+    assert [(n, a.get("keyword"), a.get("section")) for n, a in calls] == [
+        ("play_book", "西游记", None)
+    ], calls
+    status = _status(config)
+    assert status["player"] == "playing", status
+    assert "西游记" in answer and "2" in answer, answer  # resumed at episode 2
+
+    assert len(read_last(state, 10)) == 6
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(10) == 0

@@ -171,13 +171,13 @@ async def test_press_speak_answer_play(
     assert app.last_heard is not None
     assert app.last_heard.transcript == REQUEST_KO
 
-    # The trace: search_and_play for the album and section, then the answer.
+    # The trace: play_book for the album and section, then the answer.
     turns = read_last(cfg.path("state_dir"), 5)
     assert len(turns) == 1, turns
     turn = turns[0]
     calls = [(s["action"], s.get("arguments", {})) for s in turn["steps"] if s.get("action")]
     played = any(
-        name == "search_and_play" and "음악" in args.get("keyword", "") and args.get("section") == 2
+        name == "play_book" and "음악" in args.get("keyword", "") and args.get("section") == 2
         for name, args in calls
     )
     if not played:

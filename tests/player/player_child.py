@@ -26,7 +26,7 @@ async def main(mode: str, state_dir: str, cache_dir: str, arg: str) -> None:
         bookmark_interval=0.2, **options,
     )  # fmt: skip
     await player.start()
-    print(await player.search_and_play("长篇", section=1), flush=True)
+    print(await player.play_book("长篇", section=1), flush=True)
     print("READY", flush=True)
     await asyncio.sleep(3600)
 

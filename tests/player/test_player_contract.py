@@ -26,7 +26,7 @@ async def test_every_tool_carries_its_contract(make_player, library):
     player = await make_player(library_paths=[library])
     tools = [tool_from_function(f) for f in player.tools()]
     direct = {t.name for t in tools if t.return_direct}
-    assert direct >= {"search_and_play", "pause", "resume", "stop", "next_episode"}
+    assert direct >= {"play_book", "pause", "resume", "stop", "next_episode"}
     assert not direct & {"search_album", "get_album_detail", "get_status"}
     for tool in tools:
         assert tool.hints.get("zh") and tool.hints.get("en"), tool.name
@@ -36,7 +36,7 @@ async def test_every_tool_carries_its_contract(make_player, library):
                 assert schema.get("x-role") in ROLES | {None}, (tool.name, name)
     props = {t.name: t.parameters["properties"] for t in tools}
     assert props["get_album_detail"]["album_id"]["x-role"] == "album-id"
-    assert props["search_and_play"]["section"]["minimum"] == 1
+    assert props["play_book"]["section"]["minimum"] == 1
     assert props["search_album"]["page"]["maximum"] == 50
     assert props["set_volume"]["percent"] == {
         "type": "integer", "x-role": "percent", "minimum": 0, "maximum": 100,
@@ -52,7 +52,7 @@ async def test_results_are_data_and_one_speakable_message(make_player, library):
     assert found.ok and found.data["albums"][0]["episodes"] == 3
     jsonschema.validate(found.data, registry.get("search_album").output_schema)
     assert json.loads(found.text)["albums"][0]["id"].startswith("lib:")
-    played = await bounded(registry.call("search_and_play", {"keyword": "西游记", "section": 2}))
+    played = await bounded(registry.call("play_book", {"keyword": "西游记", "section": 2}))
     assert played.return_direct and played.message == "正在播放西游记第2集 拜师学艺"
     assert played.data["now"]["episode"] == 2 and played.data["now"]["episodes"] == 3
     for name, args in [
@@ -71,20 +71,20 @@ async def test_results_are_data_and_one_speakable_message(make_player, library):
 async def test_the_listener_context(make_player, library):
     player = await make_player(library_paths=[library])
     assert player.listener_context("播第二集")["message"] == "没有在播放"
-    await bounded(player.search_and_play("西游记", section=3))
+    await bounded(player.play_book("西游记", section=3))
     await wait_until(lambda: player.now.playback.position > 0.2)
     context = player.listener_context("现在是哪一集")
     assert context["message"].startswith("正在播放 西游记 第3集（共3集）")
     assert context["now"]["episode"] == 3 and context["now"]["id"].startswith("lib:")
-    await bounded(player.search_and_play("journey", section=2))
+    await bounded(player.play_book("journey", section=2))
     await bounded(player.stop())
     named = player.listener_context("接着听西遊記")  # traditional script names it too
     assert named["bookmarks"][0]["title"] == "西游记" and named["bookmarks"][0]["episode"] == 3
     assert "西游记上次听到第3集" in named["message"]
     # Without a number, play continues from the bookmark; with none, the current book.
-    resumed = await bounded(player.search_and_play("西游记"))
+    resumed = await bounded(player.play_book("西游记"))
     assert resumed["now"]["episode"] == 3
-    fifth = await bounded(player.search_and_play(section=1))
+    fifth = await bounded(player.play_book(section=1))
     assert fifth["now"]["title"] == "西游记" and fifth["now"]["episode"] == 1
 
 
@@ -94,7 +94,7 @@ async def test_same_prefix_titles_name_the_longer(make_player, tmp_path):
     make_album(root, "水浒传少儿版", ["第1回"], seconds=0.5)
     player = await make_player(library_paths=[root])
     for title in ("水浒传", "水浒传少儿版"):
-        await bounded(player.search_and_play(title))
+        await bounded(player.play_book(title))
     await bounded(player.stop())
     marks = player.listener_context("接着听水浒传少儿版")["bookmarks"]
     assert [m["title"] for m in marks] == ["水浒传少儿版"]
@@ -107,7 +107,7 @@ async def test_stop_words_are_never_searched_but_such_titles_are(make_player, tm
     player = await make_player(library_paths=[root])
     for keyword in ("I", "the", "书"):
         with pytest.raises(BadInputError):
-            await bounded(player.search_and_play(keyword))
+            await bounded(player.play_book(keyword))
     assert (await bounded(player.search_album("it")))["albums"][0]["title"] == "It"
     assert (await bounded(player.search_album("家")))["albums"][0]["title"] == "家"
 

@@ -202,7 +202,7 @@ async def test_damaged_download_is_kept_and_played_on(tmp_path, damaged, make_pl
     server.feeds["f.xml"] = rss_feed("坏书", [("第1集", server.url("/audio/bad.mp3"), 1)])
     sink = RecordingSink(speed=0.0)
     player = await make_player(feeds=[server.url("/feeds/f.xml")], sink=sink)
-    await asyncio.wait_for(player.search_and_play("坏书", section=1), 5)
+    await asyncio.wait_for(player.play_book("坏书", section=1), 5)
     await wait_for_state(player, PlayerState.PLAYING, 10)
     cached = player.now.path
     await wait_for_state(player, PlayerState.IDLE, 20)
@@ -217,7 +217,7 @@ async def test_damaged_local_chapter_then_the_next(tmp_path, damaged, make_playe
     (folder / "第1集.mp3").write_bytes(damaged["bad-mp3"].read_bytes())
     sink = RecordingSink(speed=0.0)
     player = await make_player(library_paths=[library], sink=sink)
-    await asyncio.wait_for(player.search_and_play("两集", section=1), 5)
+    await asyncio.wait_for(player.play_book("两集", section=1), 5)
     await wait_until(lambda: sink.frames > 59 * 48000, 20)
     await wait_for_state(player, PlayerState.IDLE, 10)
     assert sink.frames / 48000 >= 58.0 + 0.9  # the damaged chapter, then chapter 2

@@ -130,7 +130,7 @@ async def test_titles_remembered_across_restarts(make_player, net, tmp_path, aud
                    cache_dir=tmp_path / "cache")  # fmt: skip
     player = await make_player(**options)
     assert "西游记 甄齐" in (await bounded(player.search_album("西游记")))["message"]
-    text = (await bounded(player.search_and_play("lrts:11", section=2)))["message"]
+    text = (await bounded(player.play_book("lrts:11", section=2)))["message"]
     assert "西游记 甄齐" in text
     await bounded(asyncio.shield(player.pending.job.task))
     for _ in range(100):

@@ -57,7 +57,7 @@ async def test_kill_during_playback_keeps_the_bookmark(tmp_path, make_player):
     mark = player.store.last_bookmark()
     assert mark is not None and mark.section == 1
     assert heard - 1.0 <= mark.position <= heard + 0.5  # saved every 0.2 s
-    result = await asyncio.wait_for(player.search_and_play("长篇"), 5)
+    result = await asyncio.wait_for(player.play_book("长篇"), 5)
     assert result["message"].startswith("从第1集"), result
     assert player.now.playback.position == pytest.approx(mark.position, abs=0.3)  # it plays on
 
@@ -80,10 +80,7 @@ async def test_kill_during_download_resumes_with_range(tmp_path, server, make_pl
     server.audio["big.mp3"].delay = 0.0
     player = await make_player(feeds=[feed])
     assert parts[0].exists()  # kept for the resume
-    assert (
-        "正在下载"
-        in (await asyncio.wait_for(player.search_and_play("长篇", section=1), 5))["message"]
-    )
+    assert "正在下载" in (await asyncio.wait_for(player.play_book("长篇", section=1), 5))["message"]
     await wait_for_state(player, PlayerState.PLAYING, 10)
     assert player.now.path.read_bytes() == body
     ranges = [r for n, r in server.requests if n == "big.mp3"]

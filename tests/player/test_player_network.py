@@ -216,7 +216,7 @@ async def test_search_says_which_source_failed(make_player, tmp_path):
         await bounded(player.search_album("红楼梦"))
     assert time.monotonic() - started < 0.2  # the dead source rests: no second wait
     with pytest.raises(SourceError, match="懒人听书暂时连不上"):
-        await bounded(player.search_and_play("红楼梦"))
+        await bounded(player.play_book("红楼梦"))
 
 
 async def test_search_says_so_in_english(make_player, tmp_path):
@@ -349,7 +349,7 @@ async def test_local_files_only_from_library_roots(make_player, tmp_path, audio_
     assert [e.title for e in detail.episodes] == ["第1集"]  # the symlink is not offered
     for section in (1, 2):
         with pytest.raises(PlayerError, match="不安全"):
-            await bounded(player.search_and_play("pl:1", section=section))
+            await bounded(player.play_book("pl:1", section=section))
     assert player.now is None
 
 

@@ -129,9 +129,9 @@ async def test_close_while_a_downloaded_episode_loads(tmp_path, server, monkeypa
                     state_dir=tmp_path / "state", sink=sink,
                     feeds=[server.url("/feeds/f.xml")])  # fmt: skip
     await asyncio.wait_for(player.start(), 5)
-    await asyncio.wait_for(player.search_and_play("本地书", section=1), 5)
+    await asyncio.wait_for(player.play_book("本地书", section=1), 5)
     await wait_until(lambda: sink.frames > 0)  # the local book is stuck in a write
-    await asyncio.wait_for(player.search_and_play("远程书", section=1), 5)
+    await asyncio.wait_for(player.play_book("远程书", section=1), 5)
     await wait_until(lambda: player._loading is not None, 10)  # downloaded, now loading
     loading = player._loading
     await asyncio.wait_for(player.close(), 5)
@@ -262,7 +262,7 @@ async def test_corrupt_database_player_starts_and_rebuilds_the_cache_index(
     first = Player(library_paths=[], cache_dir=tmp_path / "cache", state_dir=tmp_path / "state",
                    sink=sink, feeds=[feed], prefetch_next=False)  # fmt: skip
     await asyncio.wait_for(first.start(), 5)
-    await asyncio.wait_for(first.search_and_play("远程书", section=1), 5)
+    await asyncio.wait_for(first.play_book("远程书", section=1), 5)
     await wait_for_state(first, PlayerState.PLAYING, 10)
     cached = first.now.path
     await asyncio.wait_for(first.close(), 5)
@@ -274,7 +274,7 @@ async def test_corrupt_database_player_starts_and_rebuilds_the_cache_index(
     assert player.store.recovered is not None
     assert cached.exists()
     assert player.store.cache_entries()  # rebuilt from the cache folder and the albums
-    text = (await asyncio.wait_for(player.search_and_play("远程书", section=1), 5))["message"]
+    text = (await asyncio.wait_for(player.play_book("远程书", section=1), 5))["message"]
     assert "下载" not in text  # played from the rebuilt cache index
     assert player.now is not None and player.now.path == cached
     assert len(server.requests) == requests
@@ -295,7 +295,7 @@ async def test_full_disk_during_playback_then_freed(tmp_path, caplog):
                         state_dir=disk / "state", sink=sink, bookmark_interval=0.3)  # fmt: skip
         try:
             await asyncio.wait_for(player.start(), 5)
-            await asyncio.wait_for(player.search_and_play("长篇", section=1), 5)
+            await asyncio.wait_for(player.play_book("长篇", section=1), 5)
             await asyncio.sleep(0.8)
             fill(disk)
             await asyncio.sleep(1.5)  # several bookmark writes fail
@@ -347,7 +347,7 @@ async def test_read_only_state_dir_runs_in_memory(tmp_path, caplog):
         assert "read-only" in lines[0] and "will not survive a restart" in lines[0]
         assert not player.store.persistent
         assert player.store.bookmark("rss:0002").position == 2.0  # what was on disk is read
-        await asyncio.wait_for(player.search_and_play("长篇", section=2), 5)
+        await asyncio.wait_for(player.play_book("长篇", section=2), 5)
         await wait_for_state(player, PlayerState.PLAYING)
         await asyncio.wait_for(player.stop(), 2)
         mark = player.store.bookmark(player.store.last_bookmark().album_id)
@@ -373,7 +373,7 @@ async def test_full_state_dir_at_start(tmp_path, caplog):
             await asyncio.wait_for(player.start(), 5)
             assert "full" in player.store.problem
             assert any("is full" in r.getMessage() for r in caplog.records)
-            await asyncio.wait_for(player.search_and_play("长篇", section=1), 5)
+            await asyncio.wait_for(player.play_book("长篇", section=1), 5)
             await asyncio.sleep(1.0)
             free(disk)
             await wait_until(lambda: player.store.pending == 0, 5)
@@ -439,7 +439,7 @@ async def test_unusable_cache_dir_still_starts_the_player(tmp_path, caplog):
         assert any("cache directory" in r.getMessage() for r in caplog.records)
         assert (
             "正在播放"
-            in (await asyncio.wait_for(player.search_and_play("长篇", section=1), 5))["message"]
+            in (await asyncio.wait_for(player.play_book("长篇", section=1), 5))["message"]
         )
     finally:
         await asyncio.wait_for(player.close(), 5)

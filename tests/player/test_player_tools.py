@@ -27,15 +27,15 @@ def bounded(coro, limit: float = 5.0):
 async def test_tools_are_typed_and_documented(make_player, library):
     player = await make_player(library_paths=[library])
     names = [t.__name__ for t in player.tools()]
-    assert names[:7] == ["search_album", "get_album_detail", "search_and_play", "pause",
+    assert names[:7] == ["search_album", "get_album_detail", "play_book", "pause",
                          "resume", "stop", "get_status"]  # fmt: skip
     for tool in player.tools():
         assert tool.__doc__ and asyncio.iscoroutinefunction(tool)
     for tool in player.tools():  # hints resolve, so JSON Schemas get their types
         typing.get_type_hints(tool)
-    hints = typing.get_type_hints(player.search_and_play)
+    hints = typing.get_type_hints(player.play_book)
     assert hints["section"] == int | None and hints["keyword"] is str
-    assert "Args:" in player.search_and_play.__doc__
+    assert "Args:" in player.play_book.__doc__
 
 
 async def test_search_album_lists_ids_usable_by_other_tools(make_player, library):
@@ -66,12 +66,12 @@ async def test_search_album_lists_ids_usable_by_other_tools(make_player, library
     assert "共3集" in by_keyword
 
 
-async def test_search_and_play_cached_fast_path(make_player, library, sink):
+async def test_play_book_cached_fast_path(make_player, library, sink):
     player = await make_player(library_paths=[library])
     states = []
     player.subscribe(states.append)
     started = time.perf_counter()
-    text = (await bounded(player.search_and_play("西游记", section=2)))["message"]
+    text = (await bounded(player.play_book("西游记", section=2)))["message"]
     assert text == "正在播放西游记第2集 拜师学艺"
     assert player.state == PlayerState.PLAYING
     await bounded(asyncio.to_thread(sink.written.wait, 5))
@@ -84,7 +84,7 @@ async def test_search_and_play_cached_fast_path(make_player, library, sink):
 async def test_pause_resume_stop_and_status(make_player, library, sink):
     player = await make_player(library_paths=[library])
     assert (await bounded(player.pause()))["message"] == "现在没有在播放"
-    (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    (await bounded(player.play_book("西游记", section=1)))["message"]
     await wait_until(lambda: sink.frames > 4800)
     assert (await bounded(player.pause()))["message"].startswith("已暂停西游记第1集")
     assert player.state == PlayerState.PAUSED
@@ -102,45 +102,45 @@ async def test_pause_resume_stop_and_status(make_player, library, sink):
 
 async def test_bookmark_resume_without_section(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    (await bounded(player.search_and_play("西游记", section=2)))["message"]
+    (await bounded(player.play_book("西游记", section=2)))["message"]
     await wait_until(lambda: player.now.playback.position > 1.2)
     (await bounded(player.stop()))["message"]
     mark = player.store.bookmark(player.store.last_bookmark().album_id)
     assert mark.section == 2 and mark.position > 1.2
-    text = (await bounded(player.search_and_play("西游记")))["message"]
+    text = (await bounded(player.play_book("西游记")))["message"]
     assert text.startswith("从第2集1秒处继续播放西游记")
     assert player.now.episode.section == 2 and player.now.playback.position >= 1.2
     # An explicit section 1 is not "omitted".
-    assert "第1集" in (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    assert "第1集" in (await bounded(player.play_book("西游记", section=1)))["message"]
     assert player.now.playback.position < 0.5
     (await bounded(player.stop()))["message"]
     # No keyword: the last book.
-    assert "西游记" in (await bounded(player.search_and_play("")))["message"]
+    assert "西游记" in (await bounded(player.play_book("")))["message"]
 
 
 async def test_bad_sections_and_keywords(make_player, library):
     player = await make_player(library_paths=[library])
     with pytest.raises(BadInputError, match="集数从1开始"):
-        (await bounded(player.search_and_play("西游记", section=0)))["message"]
+        (await bounded(player.play_book("西游记", section=0)))["message"]
     with pytest.raises(NotFoundError, match="西游记只有3集，没有第9999集"):
-        (await bounded(player.search_and_play("西游记", section=9999)))["message"]
+        (await bounded(player.play_book("西游记", section=9999)))["message"]
     for keyword in ("../../etc/passwd", "/", "a\x00b", "..\\..\\x", "红楼梦"):
         with pytest.raises((NotFoundError, BadInputError)):
-            (await bounded(player.search_and_play(keyword, section=1)))["message"]
+            (await bounded(player.play_book(keyword, section=1)))["message"]
     with pytest.raises(BadInputError):
-        (await bounded(player.search_and_play("   ")))["message"]
+        (await bounded(player.play_book("   ")))["message"]
     assert player.state == PlayerState.IDLE
     assert not list(player.cache.root.rglob("*passwd*"))
 
 
 async def test_next_previous_and_auto_advance(make_player, library, sink):
     player = await make_player(library_paths=[library])
-    (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    (await bounded(player.play_book("西游记", section=1)))["message"]
     assert "第2集" in (await bounded(player.next_episode()))["message"]
     assert "第1集" in (await bounded(player.previous_episode()))["message"]
     with pytest.raises(NotFoundError, match="第一集"):
         (await bounded(player.previous_episode()))["message"]
-    (await bounded(player.search_and_play("西游记", section=2)))["message"]
+    (await bounded(player.play_book("西游记", section=2)))["message"]
     # 2 s episodes at 20x: the end comes fast and the player moves on to episode 3.
     await wait_until(lambda: player.now is not None and player.now.episode.section == 3)
     await wait_for_state(player, PlayerState.IDLE)
@@ -153,7 +153,7 @@ async def test_next_previous_and_auto_advance(make_player, library, sink):
 async def test_seek_volume_and_sleep_timer(make_player, library, sink):
     player = await make_player(library_paths=[library])
     assert (await bounded(player.seek(1)))["message"] == "现在没有在播放"
-    (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    (await bounded(player.play_book("西游记", section=1)))["message"]
     sink.speed = 2.0
     assert (await bounded(player.seek(1.5)))["message"] == "已跳到1秒"
     await wait_until(lambda: player.now.playback.position >= 1.5)
@@ -178,9 +178,9 @@ async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
     make_album(root, "好书", ["第1集", "第2集"], seconds=2.0)
     (root / "好书" / "第2集.mp3").write_bytes(b"")
     player = await make_player(library_paths=[root])
-    (await bounded(player.search_and_play("好书", section=1)))["message"]
+    (await bounded(player.play_book("好书", section=1)))["message"]
     with pytest.raises(DecodeError, match="好书第2集的文件坏了"):
-        (await bounded(player.search_and_play("好书", section=2)))["message"]
+        (await bounded(player.play_book("好书", section=2)))["message"]
     assert player.state == PlayerState.PLAYING and player.now.episode.section == 1
     assert isinstance(DecodeError("x"), PlayerError)
 
@@ -189,11 +189,11 @@ async def test_english_texts(make_player, library):
     player = await make_player(library_paths=[library], language="en")
     text = (await bounded(player.search_album("journey")))["message"]
     assert text.startswith("Found 1 albums: Journey to the West, 2 episodes")
-    assert (await bounded(player.search_and_play("journey", section=2)))["message"].startswith(
+    assert (await bounded(player.play_book("journey", section=2)))["message"].startswith(
         "Playing Journey to the West, episode 2"
     )
     with pytest.raises(NotFoundError, match="has 2 episodes"):
-        (await bounded(player.search_and_play("journey", section=7)))["message"]
+        (await bounded(player.play_book("journey", section=7)))["message"]
 
 
 async def test_titles_for_the_phrase_list(make_player, library, tmp_path):
@@ -213,7 +213,7 @@ class BrokenSink(RecordingSink):
 
 async def test_sink_failure_stops_playback_and_keeps_the_file(make_player, library):
     player = await make_player(library_paths=[library], sink=BrokenSink(speed=20.0))
-    (await bounded(player.search_and_play("西游记", section=1)))["message"]
+    (await bounded(player.play_book("西游记", section=1)))["message"]
     await wait_for_state(player, PlayerState.IDLE)
     assert "声音输出出错" in (await bounded(player.get_status()))["message"]
     assert all(Path(e.location).exists() for e in (await player.resolve("西游记")).episodes)
@@ -223,7 +223,16 @@ async def test_sink_failure_stops_playback_and_keeps_the_file(make_player, libra
 
 async def test_a_dead_remote_source_does_not_hide_the_library(make_player, library):
     player = await make_player(library_paths=[library], librivox_url="http://127.0.0.1:9")
-    text = (await bounded(player.search_and_play("西游纪", section=1)))[
-        "message"
-    ]  # typo: fuzzy, local
+    text = (await bounded(player.play_book("西游纪", section=1)))["message"]  # typo: fuzzy, local
     assert text.startswith("正在播放西游记第1集")
+
+
+async def test_help_says_what_the_player_can_do_and_declines_the_rest(make_player, library):
+    player = await make_player(library_paths=[library])
+    assert player.help in player.tools()
+    result = await bounded(player.help())
+    assert set(result) == {"message"}
+    assert "只能" in result["message"] and "有声书" in result["message"]
+    assert not any(ch.isdigit() for ch in result["message"])  # no invented fact
+    player.language = "en"
+    assert (await bounded(player.help()))["message"].startswith("I can only play audiobooks")

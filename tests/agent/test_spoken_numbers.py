@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from device.spoken_numbers import normalize
+from agent.spoken_numbers import normalize
 
 
 @pytest.mark.parametrize(
@@ -19,6 +19,9 @@ from device.spoken_numbers import normalize
         ("sleep in thirty minutes", "sleep in 30 minutes"),
         ("음악 이 번 재생", "음악 2번 재생"),
         ("음악 십이 화 틀어 줘", "음악 12화 틀어 줘"),
+        ("我要听三国演义第一百二十集", "我要听三国演义第120集"),
+        ("play chapter for of treasure island", "play chapter 4 of treasure island"),
+        ("episode to please", "episode 2 please"),
     ],
 )
 def test_numbers_next_to_counters_become_digits(heard: str, expected: str) -> None:
@@ -27,7 +30,17 @@ def test_numbers_next_to_counters_become_digits(heard: str, expected: str) -> No
 
 @pytest.mark.parametrize(
     "heard",
-    ["现在在播什么", "一个故事", "the second one", "이야기 좀", "play two books", ""],
+    [
+        "现在在播什么",
+        "一个故事",
+        "the second one",
+        "이야기 좀",
+        "play two books",
+        "",
+        "明朝那些事儿第二部",
+        "go to chapter",
+        "looking for a book",
+    ],
 )
 def test_other_words_are_left_alone(heard: str) -> None:
     assert normalize(heard) == heard

@@ -1,18 +1,21 @@
-"""Spoken numbers in transcripts as digits, so a small language model reads them right.
+"""Spoken numbers in utterances as digits, so a small language model reads them right.
 
-Vosk writes numbers as words ("第 十二 集", "episode two", Korean "이 번"). Before the
-transcript reaches the agent, numbers next to an episode counter become digits: "第12集",
-"episode 2", "2번". Nothing else in the transcript changes.
+Vosk writes numbers as words ("第 十二 集", "episode two", Korean "이 번"). Typed
+requests do the same ("第一百二十集"). Before the agent sees an utterance
+(`agent.transcript.clean_transcript`), numbers next to an episode counter or a duration
+become digits: "第12集", "20分钟", "episode 2", "2번"; a recogniser's "chapter for" is
+chapter 4. Counters that are usually part of a title (第二部, 第三卷) are left alone.
+Nothing else changes.
 """
 
 from __future__ import annotations
 
 import re
 
-from player.numbers import chinese_to_int
+from .fastpath import chinese_number as chinese_to_int
 
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千"
-_ZH = re.compile(rf"第\s*([{_ZH_NUMERAL}]+)\s*(集|回|章|节|话|讲|期|部|卷|篇)")
+_ZH = re.compile(rf"第\s*([{_ZH_NUMERAL}]+)\s*(集|回|章|节|话|讲|期)")
 _ZH_AMOUNT = re.compile(rf"([{_ZH_NUMERAL}]+)\s*(分钟|秒|小时)")
 
 _EN_WORDS = {
@@ -23,8 +26,11 @@ _EN_WORDS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
 }  # fmt: skip
 _EN_WORD = "|".join(sorted(_EN_WORDS, key=len, reverse=True))
+# What a recogniser hears for a number right after "episode"/"chapter" ("chapter for").
+_EN_HEARD = {"for": 4, "to": 2, "too": 2}
+_EN_FIRST = "|".join(sorted([*_EN_WORDS, *_EN_HEARD], key=len, reverse=True))
 _EN = re.compile(
-    rf"\b(episode|chapter|part|section|number)\s+({_EN_WORD})(?:[\s-]+({_EN_WORD}))?\b",
+    rf"\b(episode|chapter|part|section|number)\s+({_EN_FIRST})(?:[\s-]+({_EN_WORD}))?\b",
     re.IGNORECASE,
 )
 _EN_AMOUNT = re.compile(rf"\b({_EN_WORD})\s+(minutes?|seconds?|hours?)\b", re.IGNORECASE)
@@ -37,7 +43,7 @@ _KO = re.compile(
 
 
 def _en_value(first: str, second: str | None) -> int:
-    value = _EN_WORDS[first.lower()]
+    value = _EN_WORDS.get(first.lower()) or _EN_HEARD[first.lower()]
     if second and value >= 20 and _EN_WORDS[second.lower()] < 10:
         value += _EN_WORDS[second.lower()]
     return value
@@ -69,7 +75,7 @@ def normalize(text: str) -> str:
     def en(match: re.Match[str]) -> str:
         second = match.group(3)
         value = _en_value(match.group(2), second)
-        if second and value == _EN_WORDS[match.group(2).lower()]:
+        if second and value == _en_value(match.group(2), None):
             return f"{match.group(1)} {value} {second}"
         return f"{match.group(1)} {value}"
 

@@ -17,10 +17,14 @@ UTTERANCE = "播放西游记第2集"
 
 
 def _calls_of(result) -> list[str]:
+    """The tools the turn's steps ran: not repeated calls, nor calls whose arguments the
+    registry refused before the tool (the random model's JSON may not fit the schema)."""
     return [
         s.action
         for s in result.steps
-        if s.action and s.observation != "(repeated call, not run again)"
+        if s.action
+        and s.observation != "(repeated call, not run again)"
+        and not (s.ok is False and "invalid arguments" in (s.observation or s.error or ""))
     ]
 
 

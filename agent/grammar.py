@@ -255,10 +255,11 @@ _EPISODE_PHRASE = re.compile(
 
 _MARKED_EPISODE = re.compile(
     r"第\s*[\d零〇一二两三四五六七八九十百千]+\s*[集章回话]|[\d零〇一二两三四五六七八九十百千]+\s*[集回]"
+    r"|\d+\s*[번화회]"
     r"|\b(?:episode|chapter|ep)\s+(?:\d+|[a-z]+)\b",
     re.IGNORECASE,
 )
-"""An episode number marked as one: 第五集, 12集, episode 3, chapter four (not 第二部)."""
+"""An episode number marked as one: 第五集, 12集, episode 3, chapter four, 2번 (not 第二部)."""
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_][\w'’.\-]*")

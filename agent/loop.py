@@ -298,9 +298,11 @@ class Agent:
         ]
         self._fixed = len(prefix)
         # Digits in the answer only when data gave numbers (or the listener said some).
-        numbers_known = bool(context_data and len(context_data) > 1) or any(
-            c.isdigit() for c in utterance
-        )
+        facts = bool(context_data and len(context_data) > 1)
+        numbers_known = facts or any(c.isdigit() for c in utterance)
+        # Nothing loaded, no bookmark named: the context holds no fact an answer could
+        # state, so the first reply consults a tool too (help, the library, a search).
+        no_facts = context_data is not None and not facts
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
@@ -325,7 +327,7 @@ class Agent:
                 grammar = build_grammar(
                     usable,
                     constraints=constraints,
-                    allow_final=not (named and usable and round_index == 0),
+                    allow_final=not ((named or no_facts) and usable and round_index == 0),
                     # Only an answer is possible: keep the Thought short so it fits.
                     thought_chars=160 if usable else 40,
                     answer_digits=bool(succeeded) or numbers_known,

@@ -11,6 +11,7 @@ import re
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "found": ("找到{total}个专辑：{items}", "Found {total} albums: {items}"),
+    "found_exact": ("有{item}；另有{others}个相关专辑", "There is {item}; {others} more albums match"),
     "found_page": ("第{page}页，共{total}个专辑：{items}", "Page {page} of {total} albums: {items}"),
     "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
     "by": ("（{author}）", " by {author}"),

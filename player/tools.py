@@ -230,9 +230,16 @@ class PlayerTools:
                     say(self.language, "none_found_partial", keyword=keyword, note=note)
                 )
             raise NotFoundError(say(self.language, "none_found", keyword=keyword))
-        albums = [album_data(a) for a in found.albums]
-        items = join_titles(self.language, [self._item(a) for a in found.albums])
-        if page > 1:
+        key = normalize(keyword)
+        exact = [a for a in found.albums if normalize(a.title) == key][:1]
+        shown = exact + [a for a in found.albums if a not in exact]  # the title named first
+        albums = [album_data(a) for a in shown]
+        items = join_titles(self.language, [self._item(a) for a in shown])
+        if exact and page == 1 and found.total > 1:
+            # "家有几集": the album of that very title and its count first, not "4 albums".
+            message = say(self.language, "found_exact", item=self._item(exact[0]),
+                          others=found.total - 1)  # fmt: skip
+        elif page > 1:
             message = say(self.language, "found_page", page=page, total=found.total, items=items)
         else:
             message = say(self.language, "found", total=found.total, items=items)

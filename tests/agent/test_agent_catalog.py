@@ -227,3 +227,18 @@ def test_the_episode_number_is_the_one_marked(utterance: str, sections: list[int
     constraints = Constraints()
     constraints.quote(utterance)
     assert constraints.choices["episode"] == sections
+
+
+@pytest.mark.parametrize(
+    ("context", "final"),
+    [
+        ({"message": "没有在播放"}, False),  # no fact to answer from: a tool first
+        ({"message": "正在播放 西游记 第3集", "now": {"id": "xyj01", "title": "西游记"}}, True),
+    ],
+)
+async def test_an_answer_without_a_tool_needs_facts_in_the_context(context, final) -> None:
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好。"], supports_grammar=True)
+    agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, context=lambda u: context)
+    await run(agent, "北京到上海有多远")
+    grammar = model.history[0]["grammar"]
+    assert ('"Final Answer: "' in grammar) is final

@@ -236,3 +236,16 @@ async def test_help_says_what_the_player_can_do_and_declines_the_rest(make_playe
     assert not any(ch.isdigit() for ch in result["message"])  # no invented fact
     player.language = "en"
     assert (await bounded(player.help()))["message"].startswith("I can only play audiobooks")
+
+
+async def test_a_search_names_the_album_of_that_very_title_first(make_player, tmp_path):
+    root = tmp_path / "books"
+    make_album(root, "家春秋", ["第一集"])
+    make_album(root, "家", ["第一集", "第二集", "第三集", "第四集"])
+    make_album(root, "老舍的家", ["第一集", "第二集"])
+    player = await make_player(library_paths=[root])
+    found = await bounded(player.search_album("家"))
+    assert found["albums"][0]["title"] == "家" and found["total"] == 3
+    assert found["message"] == "有家，4集；另有2个相关专辑"  # its count, not "3 albums"
+    only = await bounded(player.search_album("老舍的家"))
+    assert only["message"] == "找到1个专辑：老舍的家，2集"

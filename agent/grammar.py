@@ -254,7 +254,7 @@ _EPISODE_PHRASE = re.compile(
 
 
 _MARKED_EPISODE = re.compile(
-    r"第\s*[\d零〇一二两三四五六七八九十百千]+\s*[集章回话]|[\d零〇一二两三四五六七八九十百千]+\s*[集回]"
+    r"第\s*[\d零〇一二两三四五六七八九十百千]+\s*[集章回话]|(?<![这那上下每哪前后本])[\d零〇一二两三四五六七八九十百千]+\s*[集回]"
     r"|\d+\s*[번화회]"
     r"|\b(?:episode|chapter|ep)\s+(?:\d+|[a-z]+)\b",
     re.IGNORECASE,
@@ -289,7 +289,7 @@ def _numbers(text: str) -> list[int]:
     """
     marked = re.findall(
         r"第\s*([\d零〇一二两三四五六七八九十百]+)"
-        r"|([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
+        r"|(?<![这那上下每哪前后本])([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
         r"|(?:episode|chapter|part|section)\s+(\w+)"
         r"|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
         r"\s+(?:episode|chapter|part|section)",

@@ -266,7 +266,12 @@ def test_an_episode_said_as_one_must_be_given() -> None:
         constraints = Constraints()
         constraints.quote(utterance)
         assert "episode" not in constraints.required, utterance
-    for utterance in ("go back one chapter", "这本书一共有多少集", "放一下家"):
+    for utterance in (
+        "go back one chapter",
+        "这本书一共有多少集",
+        "放一下家",
+        "这一集完了放下一集",
+    ):
         constraints = Constraints()
         constraints.quote(utterance)
         assert constraints.choices["episode"] == [], utterance

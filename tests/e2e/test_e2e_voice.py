@@ -138,7 +138,7 @@ async def test_press_speak_answer_play(
                 "duck_volume": 0.0,
             },
             "button": {"gpio": True, "pin": 17, "pin_factory": "mock", "keyboard": False},
-            "llm": {"model": llm_path.stem, "policy": "local", "n_ctx": 2048},
+            "llm": {"model": llm_path.stem, "policy": "local", "n_ctx": 4096},
             "tts": {"voice_en": piper_en_path.stem},
             "library": {"paths": [str(library)]},
         },

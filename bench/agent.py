@@ -94,7 +94,7 @@ def device_config(lang: str, model: Path, library: Path, work: Path, args: Any) 
                 "n_ctx": args.n_ctx,
                 "n_threads": args.threads,
                 "step_timeout": args.step_timeout,
-                "jump_forward": not args.no_jump_forward,
+                "jump_forward": not getattr(args, "no_jump_forward", False),
             },
             "library": {"paths": [str(library)]},
         },

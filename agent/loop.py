@@ -137,7 +137,6 @@ class Agent:
         self.fold = fold or getattr(registry, "fold", None) or fold_text
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
-        self._fixed = 1
         self._warned_fit = False
         self._injections: deque[str] = deque()
         self.defer_trace = False
@@ -296,7 +295,7 @@ class Agent:
                 "content": user_message(utterance, context_line, language=self.language),
             },
         ]
-        self._fixed = len(prefix)
+        user_index = len(prefix)  # this turn's user message (examples may be dropped)
         # Digits in the answer only when data gave numbers (or the listener said some).
         facts = bool(context_data and len(context_data) > 1)
         numbers_known = facts or any(c.isdigit() for c in utterance)
@@ -317,7 +316,7 @@ class Agent:
                 turn.cancelled = True
                 return
             self._take_injections(turn, messages, on_step, constraints)
-            self._fit(messages)
+            user_index = self._fit(messages, user_index)
             grammar = None
             if self.grammar and self.model.supports_grammar:
                 # Only calls that can be right: no id this turn has not seen yet.
@@ -533,24 +532,25 @@ class Agent:
         counter = getattr(self.model, "count_tokens", None)
         return counter(text) if counter is not None else estimate_tokens(text)
 
-    def _fit(self, messages: list[dict[str, str]]) -> None:
+    def _fit(self, messages: list[dict[str, str]], turn: int) -> int:
         """Shorten the oldest observations, then drop old rounds, then drop example turns,
-        until the prompt fits the context; the system prompt and the utterance stay."""
+        until the prompt fits the context; the system prompt and the utterance stay.
+        `turn` is the index of this turn's user message; returns its index afterwards."""
         n_ctx = self.n_ctx or self.model.n_ctx
         if not n_ctx:
-            return
+            return turn
         budget = n_ctx - self.max_tokens - 16
         sizes = [self._count(m["content"]) + 4 for m in messages]
         if sum(sizes) <= budget:
-            return
-        turn = self._fixed  # the index of this turn's user message
+            return turn
+        first = turn
         for limit in (200, 60):
             for i in range(turn + 1, len(messages) - 1):
                 if messages[i]["role"] == "user" and len(messages[i]["content"]) > limit:
                     messages[i] = {"role": "user", "content": messages[i]["content"][:limit] + " …"}
                     sizes[i] = self._count(messages[i]["content"]) + 4
                     if sum(sizes) <= budget:
-                        return
+                        return turn
         while len(messages) > turn + 3 and sum(sizes) > budget:
             del messages[turn + 1 : turn + 3]
             del sizes[turn + 1 : turn + 3]
@@ -563,15 +563,14 @@ class Agent:
                 del messages[1]
                 del sizes[1]
                 turn -= 1
-        if turn < self._fixed and not self._warned_fit:
+        if turn < first and not self._warned_fit:
             self._warned_fit = True
             _LOGGER.warning(
                 "the prompt's examples do not fit a context of %d tokens: %d example messages "
                 "left out, so answers get worse (raise llm.n_ctx; 4096 holds them all)",
                 n_ctx,
-                self._fixed - turn,
+                first - turn,
             )
-        self._fixed = turn
         last = len(messages) - 1
         if sum(sizes) > budget and last > turn and messages[last]["role"] == "user":
             room = budget - (sum(sizes) - sizes[last])
@@ -585,6 +584,7 @@ class Agent:
             content = messages[turn]["content"]
             keep = max(20, len(content) - overflow * 2)
             messages[turn] = {"role": "user", "content": content[:keep]}
+        return turn
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 from .contract import (
     ALBUM,
+    ATTR_EXAMPLES,
     BOOKMARK,
     CONTEXT,
     NOW,
@@ -207,7 +208,6 @@ class PlayerTools:
             page={"type": "integer", "x-role": "page"},
             pages={"type": "integer", "x-role": "page-count"},
         ),
-        examples=EXAMPLES.get("search_album", []),
     )
     async def search_album(self, keyword: Keyword, page: Page = 1) -> dict[str, Any]:
         """Search audiobook albums by title or author; returns albums with ids and counts.
@@ -266,7 +266,6 @@ class PlayerTools:
             },
             bookmark=BOOKMARK,
         ),
-        examples=EXAMPLES.get("get_album_detail", []),
     )
     async def get_album_detail(self, album_id: AlbumId, keyword: Keyword = "") -> dict[str, Any]:
         """An album's episode count, its first episodes' titles and where it was left off.
@@ -321,7 +320,6 @@ class PlayerTools:
         "episode the listener said; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
         output=_PLAYING,
-        examples=EXAMPLES.get("play_book", []),
     )
     async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
         """Find an audiobook and play it; without a section it continues where it was left.
@@ -365,7 +363,6 @@ class PlayerTools:
         phrases=PAUSE_PHRASES,
         en="Use when the listener says pause, hold on, wait.",
         output=_PLAYING,
-        examples=EXAMPLES.get("pause", []),
     )
     async def pause(self) -> dict[str, Any]:
         """Pause the audiobook; resume continues at the same point."""
@@ -389,7 +386,6 @@ class PlayerTools:
         phrases=RESUME_PHRASES,
         en="Use when the listener says continue, resume, keep playing (no title named).",
         output=_PLAYING,
-        examples=EXAMPLES.get("resume", []),
     )
     async def resume(self) -> dict[str, Any]:
         """Continue the paused audiobook (or the last book listened to, when idle)."""
@@ -416,7 +412,6 @@ class PlayerTools:
         zh="用户说停止、别放了、不听了、关掉时用。",
         phrases=STOP_PHRASES,
         en="Use when the listener says stop, stop playing, turn it off, that's enough.",
-        examples=EXAMPLES.get("stop", []),
     )
     async def stop(self) -> dict[str, Any]:
         """Stop playing; the bookmark is kept so the book can be continued later."""
@@ -432,7 +427,6 @@ class PlayerTools:
             volume={"type": "integer", "x-role": "percent"},
             sleep_minutes={"type": "integer", "x-role": "minutes"},
         ),
-        examples=EXAMPLES.get("get_status", []),
     )
     async def get_status(self) -> dict[str, Any]:
         """What is playing or paused, the position, volume, downloads and sleep timer."""
@@ -509,7 +503,6 @@ class PlayerTools:
         phrases=NEXT_PHRASES,
         en="Use when the listener says next episode or next chapter.",
         output=_PLAYING,
-        examples=EXAMPLES.get("next_episode", []),
     )
     async def next_episode(self) -> dict[str, Any]:
         """Play the next episode of the current book."""
@@ -521,7 +514,6 @@ class PlayerTools:
         phrases=PREVIOUS_PHRASES,
         en="Use when the listener says previous episode or go back an episode.",
         output=_PLAYING,
-        examples=EXAMPLES.get("previous_episode", []),
     )
     async def previous_episode(self) -> dict[str, Any]:
         """Play the previous episode of the current book."""
@@ -533,7 +525,6 @@ class PlayerTools:
         en="Use to skip forward or back within an episode; seconds; with relative=true, "
         "negative goes back.",
         output=result_schema(position={"type": "number", "x-role": "seconds"}),
-        examples=EXAMPLES.get("seek", []),
     )
     async def seek(self, seconds: Seconds, relative: bool = False) -> dict[str, Any]:
         """Jump to a position in the current episode.
@@ -579,7 +570,6 @@ class PlayerTools:
         ),
         en="Use to set the volume to a number; percent from 0 to 100.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
-        examples=EXAMPLES.get("set_volume", []),
     )
     async def set_volume(self, percent: Percent) -> dict[str, Any]:
         """Set the audiobook volume (capped at the configured maximum).
@@ -598,7 +588,6 @@ class PlayerTools:
         phrases=LOUDER_PHRASES,
         en="Use when the listener says louder, turn it up, I can't hear it.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
-        examples=EXAMPLES.get("volume_up", []),
     )
     async def volume_up(self) -> dict[str, Any]:
         """Make the audiobook louder by one step (10 points, up to the configured maximum)."""
@@ -614,7 +603,6 @@ class PlayerTools:
         phrases=QUIETER_PHRASES,
         en="Use when the listener says quieter, turn it down, too loud.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
-        examples=EXAMPLES.get("volume_down", []),
     )
     async def volume_down(self) -> dict[str, Any]:
         """Make the audiobook quieter by one step (10 points, down to 0)."""
@@ -631,7 +619,6 @@ class PlayerTools:
         ),
         en="Use when the listener wants playback to stop after some minutes; 0 cancels.",
         output=result_schema(minutes={"type": "number", "x-role": "minutes"}),
-        examples=EXAMPLES.get("sleep_timer", []),
     )
     async def sleep_timer(self, minutes: Minutes) -> dict[str, Any]:
         """Pause the audiobook after some minutes (a sleep timer).
@@ -659,7 +646,6 @@ class PlayerTools:
         phrases=LIBRARY_PHRASES,
         en="Use when the listener asks which books there are (not for one title).",
         output=result_schema(albums=_ALBUMS, total={"type": "integer"}),
-        examples=EXAMPLES.get("list_albums", []),
     )
     async def list_albums(self) -> dict[str, Any]:
         """How many albums the library holds and the first few titles, in one sentence."""
@@ -678,7 +664,6 @@ class PlayerTools:
         phrases=HELP_PHRASES,
         en="Use when the listener asks what you can do, or for anything that is not about "
         "audiobooks (weather, news, jokes, songs, sports, sums, chat).",
-        examples=EXAMPLES.get("help", []),
     )
     async def help(self) -> dict[str, Any]:
         """What this player can do, in one sentence; the answer to a request it cannot do
@@ -746,5 +731,9 @@ class PlayerTools:
         if self.now is not None and self.state == PlayerState.PLAYING:
             await self.pause()
 
+
+# Each tool's prompt examples (player/examples.py), attached by the tool's name.
+for _name, _examples in EXAMPLES.items():
+    setattr(getattr(PlayerTools, _name), ATTR_EXAMPLES, _examples)
 
 __all__ = ["VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data"]

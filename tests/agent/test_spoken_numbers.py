@@ -44,3 +44,97 @@ def test_numbers_next_to_counters_become_digits(heard: str, expected: str) -> No
 )
 def test_other_words_are_left_alone(heard: str) -> None:
     assert normalize(heard) == heard
+
+
+@pytest.mark.parametrize(
+    ("heard", "expected"),
+    [
+        ("play nineteen eighty four", "play 1984"),
+        ("Play Nineteen Eighty-Four by George Orwell", "Play 1984 by George Orwell"),
+        ("twenty twenty", "2020"),
+        ("the best of twenty twenty one", "the best of 2021"),
+        ("twenty ten", "2010"),
+        ("nineteen oh five", "1905"),
+        ("twenty oh five", "2005"),
+        ("seventeen seventy six", "1776"),
+        ("nineteen nineteen", "1919"),
+        ("twenty one twelve", "2112"),
+        ("eighteen hundred", "1800"),
+        ("london in the eighteen hundreds", "london in the 1800s"),
+        ("nineteen hundred and eighty four", "1984"),
+        ("music of the nineteen eighties", "music of the 1980s"),
+        ("two thousand and one a space odyssey", "2001 a space odyssey"),
+        ("two thousand twenty", "2020"),
+        ("twelve hundred", "1200"),
+    ],
+)
+def test_english_years_become_four_digits(heard: str, expected: str) -> None:
+    assert normalize(heard) == expected
+    assert normalize(expected) == expected  # digits are never read again
+
+
+@pytest.mark.parametrize(
+    ("heard", "expected"),
+    [
+        ("chapter twenty one", "chapter 21"),  # an episode counter's number, not 2021
+        ("episode nineteen", "episode 19"),
+        ("chapter nineteen eighty four", "chapter 19 eighty four"),
+        ("play episode twenty twenty", "play episode 20 twenty"),
+        ("chapter ninety nine", "chapter 99"),  # sixty..ninety are number words too
+        ("twenty minutes", "20 minutes"),
+        ("sleep in forty-five minutes", "sleep in 45 minutes"),
+        ("stop in seventy five minutes", "stop in 75 minutes"),
+        ("nineteen twenty minutes", "nineteen 20 minutes"),
+    ],
+)
+def test_counters_and_durations_are_not_years(heard: str, expected: str) -> None:
+    assert normalize(heard) == expected
+
+
+@pytest.mark.parametrize(
+    "heard",
+    [
+        "twenty one pilots",  # a lone number
+        "eleven thirty",  # a clock time
+        "twelve fifteen",
+        "nineteen",
+        "two thousand five hundred",  # a count, not the year 2005
+        "nineteen eighty four thousand",
+        "twenty two thousand and five",
+        "one nineteen eighty four",
+        "nineteen eighty four one more time",
+        "the eighty four",
+        "oh five",
+    ],
+)
+def test_numbers_that_are_not_years_are_left_alone(heard: str) -> None:
+    assert normalize(heard) == heard
+
+
+def test_years_through_the_transcript_clean_up() -> None:
+    from agent.transcript import clean_transcript
+
+    assert clean_transcript("  play   nineteen  eighty four ") == "play 1984"
+    assert clean_transcript("play chapter twenty one of twenty twenty") == "play chapter 21 of 2020"
+    assert clean_transcript("播 放 西 游 记 第 二 集") == "播放西游记第2集"
+
+
+def test_a_year_title_is_found_by_the_title_matchers() -> None:
+    """The real matchers find the album "1984" once the transcript has its digits (before
+    the year reading they could not: "nineteen eighty four" names no title)."""
+    from agent.grammar import Constraints
+    from agent.transcript import clean_transcript
+    from player.textmatch import title_named
+
+    library = ["1984", "Animal Farm", "Nineteen Stories", "2001: A Space Odyssey", "Emma"]
+    heard = "play nineteen eighty four"
+    assert not title_named("1984", heard)
+    utterance = clean_transcript(heard)
+    assert [t for t in library if title_named(t, utterance)] == ["1984"]
+    constraints = Constraints()
+    constraints.quote(utterance)
+    assert constraints.mention(library, utterance) == ["1984"]
+    assert constraints.choices["title"] == ["1984"] and "title" in constraints.required
+    assert constraints.choices["episode"] == []  # the title's digits are not an episode
+    odyssey = clean_transcript("put on two thousand and one a space odyssey")
+    assert [t for t in library if title_named(t, odyssey)] == ["2001: A Space Odyssey"]

@@ -14,7 +14,9 @@ model under this grammar can neither invent an Observation nor run to its token 
 (``x-role``), never by a tool's name: an ``album-id`` only takes ids seen in the data of
 earlier results or the listener's context, an ``episode`` only a number the listener said
 (none said: it is left out), a ``title`` a span of the utterance or the library title it
-names. The loop fills it with `Constraints.quote`, `mention` and `learn`.
+names. The loop fills it with `Constraints.quote`, `mention` and `learn`. Integers and
+numbers keep within their schema's bounds (``minimum``/``maximum``, exclusive ones too): a
+non-negative one admits no minus sign, a bounded one no value past its bounds.
 GBNF is llama.cpp's grammar format (grammars/README.md in llama.cpp).
 """
 
@@ -355,6 +357,104 @@ def _rule_name(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "-", text).strip("-").lower() or "x"
 
 
+_COUNT_MAX = 9999
+_NATURAL_MAX = 9_999_999
+_FRACTION = '( "." [0-9]{1,6} )?'
+_ZEROS = '( "." "0"{1,6} )?'
+_COMMON_NUMBERS = {
+    (True, 1, _COUNT_MAX): "json-count",
+    (True, 0, _NATURAL_MAX): "json-natural",
+    (True, -_NATURAL_MAX, _NATURAL_MAX): "json-integer",
+    (False, -_NATURAL_MAX, _NATURAL_MAX): "json-number",
+}
+"""Bounds whose rule is one of the common ones (`_COMMON`)."""
+
+
+def _bounds(schema: dict[str, Any], integral: bool) -> tuple[int | None, int | None]:
+    """The schema's inclusive bounds as integers, rounded inwards: ``minimum``/``maximum``
+    and ``exclusiveMinimum``/``exclusiveMaximum`` (JSON Schema 2020-12). A number's
+    fractional bound is rounded to the whole number inside it, so the grammar admits a
+    subset of the schema's values, never one outside (``minimum: 0.5`` starts at 1)."""
+    import math
+
+    def bound(key: str, exclusive: str, up: bool) -> int | None:
+        values = []
+        for name, strict in ((key, False), (exclusive, True)):
+            value = schema.get(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if not math.isfinite(value):
+                continue
+            whole = math.ceil(value) if up else math.floor(value)
+            if strict and whole == value:
+                whole += 1 if up else -1
+            values.append(int(whole))
+        if not values:
+            return None
+        return max(values) if up else min(values)
+
+    return bound("minimum", "exclusiveMinimum", True), bound("maximum", "exclusiveMaximum", False)
+
+
+def _digit_alternatives(a: str, b: str) -> list[str]:
+    """GBNF sequences for the decimal strings of one length from `a` to `b` (a <= b)."""
+    if a == b:
+        return [f'"{a}"']
+    if len(a) == 1:
+        return [f"[{a}-{b}]"]
+    if a[0] == b[0]:
+        return [f'"{a[0]}" {rest}' for rest in _digit_alternatives(a[1:], b[1:])]
+    tail = len(a) - 1
+    low, high = int(a[0]), int(b[0])
+    alternatives = []
+    if a[1:] != "0" * tail:
+        alternatives += [f'"{a[0]}" {r}' for r in _digit_alternatives(a[1:], "9" * tail)]
+        low += 1
+    upper = [] if b[1:] == "9" * tail else _digit_alternatives("0" * tail, b[1:])
+    if upper:
+        high -= 1
+    if low <= high:
+        first = f'"{low}"' if low == high else f"[{low}-{high}]"
+        alternatives.append(f"{first} [0-9]" + (f"{{{tail}}}" if tail > 1 else ""))
+    alternatives += [f'"{b[0]}" {r}' for r in upper]
+    return alternatives
+
+
+def _digits(low: int, high: int) -> str:
+    """A GBNF expression for the integers `low`..`high` (0 <= low <= high) written in
+    decimal without leading zeros."""
+    alternatives = []
+    for size in range(len(str(low)), len(str(high)) + 1):
+        a = max(low, 10 ** (size - 1) if size > 1 else 0)
+        b = min(high, 10**size - 1)
+        if a <= b:
+            alternatives += _digit_alternatives(str(a), str(b))
+    return alternatives[0] if len(alternatives) == 1 else "( " + " | ".join(alternatives) + " )"
+
+
+def _number_range(low: int, high: int, integral: bool) -> str:
+    """A GBNF expression for the JSON integers (or numbers, with up to six decimals) from
+    `low` to `high` inclusive; a fraction only where the value stays within them."""
+
+    def side(first: int, last: int) -> list[str]:
+        """Magnitudes first..last (0 <= first <= last): a fraction below `last`."""
+        if integral:
+            return [_digits(first, last)]
+        parts = [f"{_digits(first, last - 1)} {_FRACTION}"] if first < last else []
+        return [*parts, f'"{last}" {_ZEROS}']
+
+    alternatives = []
+    if low < 0:  # "-" and a magnitude; -0 only with a fraction ("-0.5")
+        magnitudes = side(max(1, -high) if high < 0 else 1, -low)
+        if not integral and high >= 0:
+            magnitudes.insert(0, '"0" "." [0-9]{1,6}')
+        joined = magnitudes[0] if len(magnitudes) == 1 else "( " + " | ".join(magnitudes) + " )"
+        alternatives.append(f'"-" {joined}')
+    if high >= 0:
+        alternatives += side(max(low, 0), high)
+    return " | ".join(alternatives)
+
+
 class _Builder:
     def __init__(self, constraints: Constraints | None, string_chars: int) -> None:
         self.rules: dict[str, str] = {}
@@ -419,7 +519,7 @@ class _Builder:
             if kind == "integer":
                 parts.append(self.integer(schema, argument))
             elif kind == "number":
-                parts.append("json-number")
+                parts.append(self.number(schema))
             elif kind == "string":
                 parts.append(self.string(schema))
             elif kind == "boolean":
@@ -434,24 +534,41 @@ class _Builder:
         return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
     def integer(self, schema: dict[str, Any], argument: str) -> str:
+        return self.number(schema, integral=True)
+
+    def number(self, schema: dict[str, Any], *, integral: bool = False) -> str:
+        """A rule for a JSON integer or number within the schema's bounds (`_bounds`): a
+        non-negative one admits no minus sign, a bounded one no value past its bounds;
+        small integer ranges are written out."""
         role = _role(schema)
         known = self.constraints.ranges.get(role) if role else None
-        low = schema.get("minimum")
-        high = schema.get("maximum")
+        low, high = _bounds(schema, integral)
         if known is not None:
             low = known[0] if low is None else max(low, known[0])
             high = known[1] if high is None else min(high, known[1])
-        if low is not None and high is not None and 0 <= high - low < _MAX_ENUMERATED_RANGE:
-            name = self.add(
-                f"range-{low}-{high}".replace("--", "-m"),
-                " | ".join(_literal(str(i)) for i in range(int(low), int(high) + 1)),
-            )
-            return name
-        if (low is not None and low >= 1) or (low is None and _positive(schema.get("default"))):
-            return "json-count"  # 1..9999: a count or an ordinal (episode, page, minutes)
-        if low is not None and low >= 0:
-            return "json-natural"
-        return "json-integer"
+        if integral and low is not None and high is not None:
+            if 0 <= high - low < _MAX_ENUMERATED_RANGE:
+                return self.add(
+                    f"range-{low}-{high}".replace("--", "-m"),
+                    " | ".join(_literal(str(i)) for i in range(low, high + 1)),
+                )
+        # Unbounded above: a count or an ordinal (episode, page, minutes) stays below
+        # 10000, any other value below ten million, as the common rules have it.
+        count = (low is not None and low >= 1) or (low is None and _positive(schema.get("default")))
+        cap = _COUNT_MAX if count else _NATURAL_MAX
+        if low is None and count:
+            low = 1
+        if high is None:
+            high = max(cap, low or 0)
+        if low is None:
+            low = -max(cap, abs(high))
+        if low > high:
+            return '"0"' if integral else "json-number"  # an empty range: the schema errs
+        common = _COMMON_NUMBERS.get((integral, low, high))
+        if common is not None:
+            return common
+        name = f"{'int' if integral else 'num'}-{low}-{high}".replace("--", "-m")
+        return self.add(name, _number_range(low, high, integral))
 
     def string(self, schema: dict[str, Any]) -> str:
         limit = min(int(schema.get("maxLength", self.string_chars)), self.string_chars)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Annotated
 
 import pytest
 from agent_books import FakeLibrary
@@ -283,3 +284,84 @@ def test_an_episode_said_as_one_must_be_given() -> None:
     title_only.quote("播放明朝那些事儿 第二部")
     title_only.mention(["明朝那些事儿 第二部"], "播放明朝那些事儿 第二部")
     assert "episode" not in title_only.required
+
+
+def _admits(matcher, tool: str, arguments: str) -> bool:
+    reply = f"Thought: x\nAction: {tool}\nAction Input: {arguments}"
+    return matcher.complete(matcher.advance(matcher.start(), reply))
+
+
+def test_numbers_stay_within_the_schema_bounds() -> None:
+    """The player's contract: minutes 0..600 (number), seconds -36000..36000 (number),
+    percent 0..100 (integer, written out)."""
+    from agent.gbnf import Matcher
+
+    text = build_grammar(_registry())
+    matcher = Matcher(text)
+    minutes = {"0": True, "30": True, "12.5": True, "600": True, "600.0": True, "599.99": True,
+               "-54": False, "-0.5": False, "601": False, "600.5": False, "1000": False,
+               "007": False}  # fmt: skip
+    for value, admitted in minutes.items():
+        assert _admits(matcher, "sleep_timer", f'{{"minutes": {value}}}') is admitted, value
+    seconds = {"-30": True, "-0.5": True, "30": True, "-36000": True, "36000": True,
+               "-36000.5": False, "-36001": False, "36001": False, "-0": False}  # fmt: skip
+    for value, admitted in seconds.items():
+        assert _admits(matcher, "seek", f'{{"seconds": {value}}}') is admitted, value
+    for value, admitted in {"0": True, "100": True, "-5": False, "101": False}.items():
+        assert _admits(matcher, "set_volume", f'{{"percent": {value}}}') is admitted, value
+    assert 'range-0-100 ::= "0" | "1"' in text  # a small integer range stays written out
+
+
+async def wait(
+    count: Annotated[int, {"minimum": 0, "maximum": 5000}],
+    ratio: Annotated[float, {"exclusiveMinimum": 0, "maximum": 2.5}] = 1.0,
+    offset: Annotated[int, {"minimum": -20, "maximum": -3}] = -5,
+    free: int = 0,
+) -> dict:
+    """Wait (a tool with bounds of every kind).
+
+    Args:
+        count: how many, 0..5000
+        ratio: above 0, at most 2.5
+        offset: -20..-3
+        free: any integer
+    """
+    return {"message": "ok"}
+
+
+def _bounded_tools() -> ToolRegistry:
+    return ToolRegistry([wait])
+
+
+def test_bounds_of_any_schema_reach_the_grammar() -> None:
+    from agent.gbnf import Matcher
+
+    matcher = Matcher(build_grammar(_bounded_tools(), allow_final=False))
+
+    def admits(arguments: str) -> bool:
+        return _admits(matcher, "wait", arguments)
+
+    assert admits('{"count": 0}') and admits('{"count": 5000}') and admits('{"count": 4999}')
+    assert not admits('{"count": -1}') and not admits('{"count": 5001}')
+    assert not admits('{"count": 10000}') and not admits('{"count": 05}')
+    # exclusiveMinimum 0 and a fractional maximum are rounded inwards: 1..2, never 0 or 2.5+.
+    assert admits('{"count": 1, "ratio": 1.5}') and admits('{"count": 1, "ratio": 2}')
+    assert not admits('{"count": 1, "ratio": 0}') and not admits('{"count": 1, "ratio": 2.6}')
+    assert not admits('{"count": 1, "ratio": -1}')
+    assert admits('{"count": 1, "offset": -3}') and admits('{"count": 1, "offset": -20}')
+    assert not admits('{"count": 1, "offset": 3}') and not admits('{"count": 1, "offset": -2}')
+    assert admits('{"count": 1, "free": -54}')  # no bounds: a minus sign stays admissible
+
+
+def test_llama_cpp_accepts_the_bounded_number_rules(vocab_gguf) -> None:
+    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
+    for grammar in (
+        build_grammar(_registry()),
+        build_grammar(_bounded_tools()),
+        build_grammar(_bounded_tools(), allow_final=False),
+    ):
+        assert "num-0-600 ::=" in grammar or "int-0-5000 ::=" in grammar
+        sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
+        assert sampler, grammar
+        llama_cpp.llama_sampler_free(sampler)
+        assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)

@@ -5,14 +5,17 @@ patterns with arguments (`Tool.patterns`, e.g. a volume "音量调到#" whose na
 the parameter and whose ``#`` is a number said: digits, Chinese numerals, English words).
 They map straight to one tool call, so they cost milliseconds rather than a model step,
 and work with no language model loaded. Only the whole utterance matches (after dropping
-punctuation and politeness words), so "不要暂停" is never taken for "暂停".
+punctuation and politeness words), so "不要暂停" is never taken for "暂停". A group of a
+parameter whose role is a title (``x-role: title``, e.g. "(?P<keyword>.+?)有多少集") matches
+only a whole library title, compared after the title matcher's folding; anything else is
+left to the model.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,10 +147,18 @@ class FastPath:
                     continue
                 self._patterns.append((compiled, tool))
 
-    def match(self, utterance: str, tools: Sequence[Any]) -> FastMatch | None:
+    def match(
+        self,
+        utterance: str,
+        tools: Sequence[Any],
+        titles: Iterable[str] | Callable[[], Iterable[str]] = (),
+        fold: Callable[[str], str] = str.casefold,
+    ) -> FastMatch | None:
         """The tool call for `utterance` if it is a whole known command of one of `tools`
-        (`Tool` objects: their `phrases` and `patterns`)."""
-        if not self.enabled or len(utterance) > 40:
+        (`Tool` objects: their `phrases` and `patterns`). A title group matches only one of
+        `titles` (the library's, or a function giving them, called only when needed), both
+        compared after `fold`."""
+        if not self.enabled or len(utterance) > 80:
             return None
         text = normalise(utterance)
         if not text:
@@ -156,25 +167,50 @@ class FastPath:
         name = self._phrases.get(text)
         if name is not None:
             return FastMatch(name)
+        known: dict[str, str] | None = None
         for pattern, tool in self._patterns:
             found = pattern.match(text)
             if found is None:
                 continue
-            arguments = _arguments(found.groupdict(), tool)
+            if known is None and _has_title(tool):
+                listed = titles() if callable(titles) else titles
+                known = {_title_key(title, fold): title for title in listed}
+            arguments = _arguments(found.groupdict(), tool, known or {}, fold)
             if arguments is not None:
                 return FastMatch(tool.name, arguments)
         return None
 
 
-def _arguments(groups: dict[str, str | None], tool: Any) -> dict[str, Any] | None:
+def _title_key(text: str, fold: Callable[[str], str]) -> str:
+    return _PUNCT.sub("", fold(text).replace("’", "'"))
+
+
+def _has_title(tool: Any) -> bool:
+    props = tool.parameters.get("properties", {}) or {}
+    return any(schema.get("x-role") == "title" for schema in props.values())
+
+
+def _arguments(
+    groups: dict[str, str | None],
+    tool: Any,
+    titles: dict[str, str],
+    fold: Callable[[str], str] = str.casefold,
+) -> dict[str, Any] | None:
     """Arguments from a pattern's named groups, numbers parsed and checked against the
-    parameter's bounds; None when one is out of range."""
+    parameter's bounds, a title looked up in `titles` (`_title_key` -> library title);
+    None when a number is out of range or a title group names no library title."""
     props = tool.parameters.get("properties", {}) or {}
     out: dict[str, Any] = {}
     for name, raw in groups.items():
         if raw is None or name not in props:
             continue
         schema = props[name]
+        if schema.get("x-role") == "title":
+            title = titles.get(_title_key(raw, fold))
+            if title is None:
+                return None
+            out[name] = title
+            continue
         kinds = schema.get("type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
         if "integer" in kinds or "number" in kinds:

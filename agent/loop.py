@@ -483,7 +483,7 @@ class Agent:
     async def _fast(
         self, turn: TurnResult, utterance: str, cancel: asyncio.Event, on_step: StepCallback | None
     ) -> bool:
-        hit = self.fast_path.match(utterance, self.registry.tools())
+        hit = self.fast_path.match(utterance, self.registry.tools(), self.titles, self.fold)
         if hit is None:
             return False
         start = time.perf_counter()

@@ -84,23 +84,23 @@ def _one(name: str, zh: tuple[Any, ...], en: tuple[Any, ...]) -> dict[str, Any]:
 
 
 _FOUND_ZH = {
-    "message": "找到1个专辑：聊斋（蒲松龄），40集",
+    "message": "有聊斋（蒲松龄），40集",
     "albums": [{"id": "lib:7c1d", "title": "聊斋", "episodes": 40}],
     "total": 1,
 }
 _FOUND_EN = {
-    "message": "Found 1 album: Rebecca by Daphne du Maurier, 24 episodes",
+    "message": "There is Rebecca by Daphne du Maurier, 24 episodes",
     "albums": [{"id": "lib:0b2e", "title": "Rebecca", "episodes": 24}],
     "total": 1,
 }
 
 _FOUND2_ZH = {
-    "message": "找到1个专辑：岳飞传，60集",
+    "message": "有岳飞传，60集",
     "albums": [{"id": "lib:52aa", "title": "岳飞传", "episodes": 60}],
     "total": 1,
 }
 _FOUND2_EN = {
-    "message": "Found 1 album: Ivanhoe by Walter Scott, 44 episodes",
+    "message": "There is Ivanhoe by Walter Scott, 44 episodes",
     "albums": [{"id": "lib:9f31", "title": "Ivanhoe", "episodes": 44}],
     "total": 1,
 }
@@ -116,6 +116,43 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
             "help",
             (_PLAYING["zh"], "唱首歌给我听", "这和听书无关，交给 help。"),
             (_PLAYING["en"], "sing me a song", "Not about audiobooks; that is for help."),
+        ),
+    ],
+    "get_status": [
+        # Questions the player's state in the context line answers: no tool call.
+        _pair(
+            ["get_status"],
+            turn(
+                "zh",
+                _PLAYING["zh"],
+                "这本讲到第几集了",
+                "播放器状态里有答案：聊斋第3集。",
+                answer="现在是聊斋第3集。",
+            ),
+            turn(
+                "en",
+                _PLAYING["en"],
+                "which part are we at now",
+                "The player's state answers it: Rebecca, episode 3.",
+                answer="This is Rebecca, episode 3.",
+            ),
+        ),
+        _pair(
+            ["get_status"],
+            turn(
+                "zh",
+                _PAUSED["zh"],
+                "这套书总共多长",
+                "播放器状态里写着共40集。",
+                answer="聊斋一共40集，现在停在第3集。",
+            ),
+            turn(
+                "en",
+                _PAUSED["en"],
+                "how long is the whole thing",
+                "The player's state says 24 episodes.",
+                answer="Rebecca has 24 episodes; you are on episode 3.",
+            ),
         ),
     ],
     "pause": [

@@ -11,6 +11,7 @@ import re
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "found": ("找到{total}个专辑：{items}", "Found {total} albums: {items}"),
+    "found_one": ("有{item}", "There is {item}"),
     "found_exact": ("有{item}；另有{others}个相关专辑", "There is {item}; {others} more albums match"),
     "found_page": ("第{page}页，共{total}个专辑：{items}", "Page {page} of {total} albums: {items}"),
     "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
@@ -31,8 +32,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
              "I can only play audiobooks, nothing else; you can say play and a title, pause, "
              "or next episode."),
     "not_paused": ("正在播放，没有暂停", "Already playing"),
-    "status_playing": ("正在播放{album}第{section}集{title}，{pos}/{dur}", "Playing {album}, episode {section}{title}, {pos} of {dur}"),
-    "status_paused": ("已暂停{album}第{section}集{title}，{pos}/{dur}", "Paused {album}, episode {section}{title}, {pos} of {dur}"),
+    "status_playing": ("正在播放{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Playing {album}, episode {section} of {count}{title}, {pos} of {dur}"),
+    "status_paused": ("已暂停{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Paused {album}, episode {section} of {count}{title}, {pos} of {dur}"),
     "status_loading": ("正在准备{album}第{section}集", "Preparing {album}, episode {section}"),
     "status_idle": ("空闲，没有在播放", "Idle, nothing playing"),
     "status_volume": ("音量{volume}%", "volume {volume}%"),

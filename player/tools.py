@@ -74,28 +74,44 @@ STATUS_PHRASES = (
     "现在在播什么", "在播什么", "现在播的是什么", "在放什么", "现在在放什么", "放的是什么",
     "这是什么书", "播到哪了", "播到哪里了", "现在播到哪了", "现在放的是什么", "放到哪儿了",
     "放到哪了", "听到哪了", "听到哪儿了", "播到哪儿了", "我听到哪了", "现在是哪一集",
-    "这是第几集", "现在第几集", "what's playing", "whats playing", "what is playing",
+    "这是第几集", "现在第几集", "这是哪一集", "现在播到第几集", "在放哪一集", "这是哪本书",
+    "我在听什么", "现在听的是什么", "what's playing", "whats playing", "what is playing",
     "what is this", "status", "what am i listening to", "where are we", "what's on",
     "what is on", "where did i stop", "where was i", "where am i", "which episode is this",
-    "what episode is this",
+    "what episode is this", "which chapter is this", "what chapter is this",
+    "what chapter am i on", "which chapter am i on", "what episode am i on",
+    "which episode am i on", "what chapter are we on", "what episode are we on",
+    "what book is this", "what is this book", "what's this book",
 )  # fmt: skip
 NEXT_PHRASES = (
     "下一集", "下一章", "播放下一集", "放下一集", "听下一集", "换下一集", "下一回", "next",
     "next episode", "next chapter", "play the next episode", "skip to the next episode",
+    "跳到下一集", "切到下一集", "后一集", "next one", "the next one", "skip to the next chapter",
+    "go to the next episode", "go to the next chapter", "skip ahead one episode",
 )  # fmt: skip
 PREVIOUS_PHRASES = (
     "上一集", "上一章", "播放上一集", "放上一集", "听上一集", "上一回", "回到上一集", "previous",
     "previous episode", "previous chapter", "go back an episode", "play the previous episode",
+    "前一集", "退回上一集", "返回上一集", "倒回上一集", "go back one episode", "go back a chapter",
+    "go back one chapter", "back one episode", "back one chapter", "the previous one",
+    "previous one", "go to the previous episode", "go to the previous chapter",
 )  # fmt: skip
 LOUDER_PHRASES = (
     "大声点", "大声一点", "声音大点", "声音大一点", "音量大点", "音量大一点", "大点声",
     "调大声音", "调大音量", "音量调大", "声音调大", "开大点", "louder", "turn it up",
-    "volume up", "a bit louder", "turn up the volume",
+    "volume up", "a bit louder", "turn up the volume", "声音大一些", "大声一些", "再大点",
+    "再大声点", "再大声一点", "音量调高", "调高音量", "音量加大", "声音开大", "声音开大点",
+    "音量大一些", "a little louder", "make it louder", "turn the volume up", "turn it up a bit",
+    "increase the volume", "raise the volume",
 )  # fmt: skip
 QUIETER_PHRASES = (
     "小点声", "小声点", "小声一点", "声音小点", "声音小一点", "音量小点", "音量小一点",
     "调小声音", "调小音量", "音量调小", "声音调小", "关小点", "quieter", "turn it down",
-    "volume down", "a bit quieter", "softer", "turn down the volume",
+    "volume down", "a bit quieter", "softer", "turn down the volume", "声音小一些", "小声一些",
+    "再小点", "再小声点", "再小声一点", "音量调低", "调低音量", "音量减小", "声音关小",
+    "声音关小点", "音量小一些", "太吵了", "太大声了", "a little quieter", "make it quieter",
+    "turn the volume down", "turn it down a bit", "lower the volume", "decrease the volume",
+    "too loud", "it's too loud",
 )  # fmt: skip
 LIBRARY_PHRASES = (
     "有什么书", "有哪些书", "书库里有什么", "书库里有什么书", "都有什么书", "有什么可以听的",
@@ -103,6 +119,22 @@ LIBRARY_PHRASES = (
     "what's in the library", "list the books",
 )  # fmt: skip
 HELP_PHRASES = ("你能做什么", "你会做什么", "怎么用", "what can you do", "help")
+# "How many episodes" questions. The title group matches only a whole library title (the
+# fast path checks), anything else goes to the model.
+_COUNT_ZH = r"(?:一共|总共|共)?(?:有)?(?:多少|几)(?:集|章|回)"
+_COUNT_EN = r"how many (?:episodes|chapters|parts)"
+_THIS_BOOK_ZH = r"(?:我)?(?:现在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?(?:这本书|这本|这部书|这套书)"
+_THIS_BOOK_EN = r"(?:this|the current|the) (?:book|audiobook|story|one)"
+COUNT_PATTERNS = (
+    rf"(?P<keyword>.+?)(?:这本书)?{_COUNT_ZH}",
+    rf"{_COUNT_EN} (?:does|do|did|has|have|is there in|are there in|are there of|are in|in|of)"
+    r" (?P<keyword>.+?)(?: have| got| has)?",
+)
+THIS_BOOK_COUNT_PATTERNS = (
+    rf"{_THIS_BOOK_ZH}{_COUNT_ZH}",
+    rf"{_COUNT_EN} (?:does|do|has|is there in|are there in|are in|in) {_THIS_BOOK_EN}"
+    r"(?: have| got| has)?",
+)
 _PLAYING = result_schema(now=NOW)
 
 
@@ -202,6 +234,7 @@ class PlayerTools:
     @tool(
         zh="用户说“搜一下”“找找”“有没有”“有多少集”时用；只查找，不播放。",
         en="Use for search, find, look for, do you have, how many episodes; it only looks.",
+        patterns=COUNT_PATTERNS,
         output=result_schema(
             albums=_ALBUMS,
             total={"type": "integer"},
@@ -235,10 +268,10 @@ class PlayerTools:
         shown = exact + [a for a in found.albums if a not in exact]  # the title named first
         albums = [album_data(a) for a in shown]
         items = join_titles(self.language, [self._item(a) for a in shown])
-        if exact and page == 1 and found.total > 1:
+        if exact and page == 1:
             # "家有几集": the album of that very title and its count first, not "4 albums".
-            message = say(self.language, "found_exact", item=self._item(exact[0]),
-                          others=found.total - 1)  # fmt: skip
+            message = say(self.language, "found_exact" if found.total > 1 else "found_one",
+                          item=self._item(exact[0]), others=found.total - 1)  # fmt: skip
         elif page > 1:
             message = say(self.language, "found_page", page=page, total=found.total, items=items)
         else:
@@ -421,6 +454,7 @@ class PlayerTools:
     @tool(
         zh="用户问现在在播什么、播到哪了、音量多少时用。",
         phrases=STATUS_PHRASES,
+        patterns=THIS_BOOK_COUNT_PATTERNS,
         en="Use when the listener asks what is playing, where we are, or the volume.",
         output=result_schema(
             now=NOW,
@@ -439,8 +473,8 @@ class PlayerTools:
             duration = now.playback.duration or now.episode.duration
             parts.append(
                 say(lang, key, album=now.detail.album.title, section=now.episode.section,
-                    title=title_part(lang, now.episode), pos=clock(lang, now.playback.position),
-                    dur=clock(lang, duration))
+                    count=len(now.detail.episodes), title=title_part(lang, now.episode),
+                    pos=clock(lang, now.playback.position), dur=clock(lang, duration))
             )  # fmt: skip
         elif self.pending is not None:
             parts.append(say(lang, "status_loading", album=self.pending.detail.album.title,

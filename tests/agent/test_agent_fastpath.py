@@ -97,3 +97,41 @@ def test_chinese_numbers() -> None:
         )
     ] == [5, 10, 15, 50, 99, 100, 42, 120, 105, 202]
     assert [chinese_number(t) for t in ("", "五个", "abc")] == [None, None, None]
+
+
+TITLES = ["西游记", "家", "紅樓夢", "Alice in Wonderland", "It"]
+
+
+def _fold(text: str) -> str:
+    from player.textmatch import fold
+
+    return fold(text)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool", "arguments"),
+    [
+        ("西游记有多少集", "search_album", {"keyword": "西游记"}),
+        ("家有几集？", "search_album", {"keyword": "家"}),
+        ("红楼梦一共几集啊", "search_album", {"keyword": "紅樓夢"}),  # folded to the title
+        ("How many episodes does Alice in Wonderland have?", "search_album",
+         {"keyword": "Alice in Wonderland"}),
+        ("how many chapters are in It", "search_album", {"keyword": "It"}),
+        ("我现在听的这本书一共有多少集", "get_status", {}),
+        ("这本书有几集", "get_status", {}),
+        ("how many episodes does this book have", "get_status", {}),
+    ],
+)  # fmt: skip
+def test_count_questions(utterance: str, tool: str, arguments: dict) -> None:
+    hit = FastPath().match(utterance, TOOLS, TITLES, _fold)
+    assert hit is not None and (hit.tool, hit.arguments) == (tool, arguments)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["三国演义有多少集", "播放西游记几集", "how many episodes does Harry Potter have", "有几集"],
+)
+def test_count_questions_name_a_library_title_or_go_to_the_model(utterance: str) -> None:
+    """A title group matches a whole library title only; no titles known, nothing matches."""
+    assert FastPath().match(utterance, TOOLS, TITLES, _fold) is None
+    assert FastPath().match("西游记有多少集", TOOLS) is None

@@ -128,5 +128,5 @@ async def test_tool_command_prints_the_structured_result(tmp_path: Path, capsys)
     )
     result = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert result["message"] == "找到1个专辑：西游记，1集"
+    assert result["message"] == "有西游记，1集"
     assert result["albums"][0]["id"].startswith("lib:") and result["albums"][0]["episodes"] == 1

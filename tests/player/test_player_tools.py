@@ -41,7 +41,7 @@ async def test_tools_are_typed_and_documented(make_player, library):
 async def test_search_album_lists_ids_usable_by_other_tools(make_player, library):
     player = await make_player(library_paths=[library])
     found = await bounded(player.search_album("西遊記"))
-    assert found["message"] == "找到1个专辑：西游记，3集"
+    assert found["message"] == "有西游记，3集"  # the title searched, its count
     assert "lib:" not in found["message"]
     [album] = found["albums"]
     assert album["title"] == "西游记" and album["episodes"] == 3
@@ -248,4 +248,6 @@ async def test_a_search_names_the_album_of_that_very_title_first(make_player, tm
     assert found["albums"][0]["title"] == "家" and found["total"] == 3
     assert found["message"] == "有家，4集；另有2个相关专辑"  # its count, not "3 albums"
     only = await bounded(player.search_album("老舍的家"))
-    assert only["message"] == "找到1个专辑：老舍的家，2集"
+    assert only["message"] == "有老舍的家，2集"
+    partial = await bounded(player.search_album("家春"))
+    assert partial["message"] == "找到1个专辑：家春秋，1集"  # not that very title

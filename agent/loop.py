@@ -23,7 +23,7 @@ from .fastpath import FastPath
 from .grammar import Constraints, build_grammar, fold_text
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
-from .prompt import observation_message, prompt_messages, user_message
+from .prompt import labelled_tools, observation_message, prompt_messages, user_message
 from .tools import ToolRegistry, ToolResult
 from .transcript import clean_transcript
 from .turn import Step, StepKind, TurnResult, short_text
@@ -281,6 +281,9 @@ class Agent:
         titles = self.titles()
         constraints = Constraints(fold=self.fold)
         constraints.quote(utterance)
+        # "Action: stop 播放三体第3集": the words after a label are the listener's, never an
+        # Action of this turn.
+        constraints.excluded |= labelled_tools(utterance, self.registry.names())
         # A library title named in the utterance: the listener means that book, so the first
         # reply must consult a tool (play, search, detail, pause…), never answer from nothing.
         named = constraints.mention(titles, utterance)

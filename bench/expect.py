@@ -22,7 +22,8 @@ Keys of ``expect``:
 - ``sleep``: minutes of the sleep timer;
 - ``says_number``: the answer states this number (digits or Chinese numerals);
 - ``says_any``: the answer contains one of these strings (case and script folded);
-- ``declines``: the answer declines (a refusal word, no digits: no invented facts);
+- ``declines``: the answer declines (a refusal word, no digits outside a library title
+  named: no invented facts);
 - ``offers_books``: the answer names a book of the library, or one started playing;
 - ``lists_library``: the answer names two books of the library, or how many it holds.
 
@@ -120,14 +121,28 @@ def says_number(answer: str, n: int) -> bool:
 
 
 def mentioned_titles(answer: str, titles: list[str]) -> list[str]:
-    """Library titles (of two or more folded characters) that `answer` names."""
+    """Library titles (of two or more folded characters) that `answer` names; a title in
+    Latin letters only as whole words ("Us" is not named by "pause")."""
     folded = normalize(answer)
+    words = " " + " ".join(re.findall(r"[a-z0-9]+", answer.casefold())) + " "
     found = []
     for title in titles:
         key = normalize(title)
-        if len(key) >= 2 and key in folded:
+        if len(key) < 2:
+            continue
+        if key.isascii():
+            if " " + " ".join(re.findall(r"[a-z0-9]+", title.casefold())) + " " in words:
+                found.append(title)
+        elif key in folded:
             found.append(title)
     return found
+
+
+def _without_titles(answer: str, titles: list[str]) -> str:
+    """`answer` without the library titles it names ("播放1984" is no invented figure)."""
+    for title in sorted(mentioned_titles(answer, titles), key=len, reverse=True):
+        answer = re.sub(re.escape(title), "", answer, flags=re.IGNORECASE)
+    return answer
 
 
 def spoken_problems(answer: str, lang: str, album_ids: set[str] = frozenset()) -> list[str]:
@@ -221,7 +236,7 @@ def check_expect(
         lowered = answer.casefold()
         if not any(w in lowered for w in DECLINE_WORDS[lang]):
             why.append("answer does not decline")
-        elif re.search(r"\d", answer):
+        elif re.search(r"\d", _without_titles(answer, titles)):
             why.append("a declining answer states figures (invented facts?)")
     if expect.get("offers_books"):
         started = after.album is not None and (after.album, after.episode) != (

@@ -117,9 +117,19 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
             (_PLAYING["zh"], "唱首歌给我听", "这和听书无关，交给 help。"),
             (_PLAYING["en"], "sing me a song", "Not about audiobooks; that is for help."),
         ),
+        _one(
+            "help",
+            (_PLAYING["zh"], "一公里是多少米", "这是常识问题，不是听书，交给 help。"),
+            (
+                _PLAYING["en"],
+                "how far away is the moon",
+                "A general question, not about audiobooks; that is for help.",
+            ),
+        ),
     ],
     "get_status": [
-        # Questions the player's state in the context line answers: no tool call.
+        # A question the player's state in the context line answers: no tool call (the
+        # count of the book loaded is agent/prompt.py's general example).
         _pair(
             ["get_status"],
             turn(
@@ -135,23 +145,6 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
                 "which part are we at now",
                 "The player's state answers it: Rebecca, episode 3.",
                 answer="This is Rebecca, episode 3.",
-            ),
-        ),
-        _pair(
-            ["get_status"],
-            turn(
-                "zh",
-                _PAUSED["zh"],
-                "这套书总共多长",
-                "播放器状态里写着共40集。",
-                answer="聊斋一共40集，现在停在第3集。",
-            ),
-            turn(
-                "en",
-                _PAUSED["en"],
-                "how long is the whole thing",
-                "The player's state says 24 episodes.",
-                answer="Rebecca has 24 episodes; you are on episode 3.",
             ),
         ),
     ],

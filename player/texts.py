@@ -31,6 +31,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help": ("我只能帮你听有声书，别的事做不到；你可以说“播放”加书名、“暂停”或“下一集”。",
              "I can only play audiobooks, nothing else; you can say play and a title, pause, "
              "or next episode."),
+    "help_title": ("我只能帮你听有声书，别的事做不到；你可以说“播放{title}”、“暂停”或“下一集”。",
+                   "I can only play audiobooks, nothing else; you can say \"play {title}\", "
+                   "pause, or next episode."),
     "not_paused": ("正在播放，没有暂停", "Already playing"),
     "status_playing": ("正在播放{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Playing {album}, episode {section} of {count}{title}, {pos} of {dur}"),
     "status_paused": ("已暂停{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Paused {album}, episode {section} of {count}{title}, {pos} of {dur}"),

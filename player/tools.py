@@ -123,7 +123,9 @@ HELP_PHRASES = ("你能做什么", "你会做什么", "怎么用", "what can you
 # fast path checks), anything else goes to the model.
 _COUNT_ZH = r"(?:一共|总共|共)?(?:有)?(?:多少|几)(?:集|章|回)"
 _COUNT_EN = r"how many (?:episodes|chapters|parts)"
-_THIS_BOOK_ZH = r"(?:我)?(?:现在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?(?:这本书|这本|这部书|这套书)"
+_THIS_BOOK_ZH = (
+    r"(?:我)?(?:现在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?(?:这本书|这本|这部书|这套书)"
+)
 _THIS_BOOK_EN = r"(?:this|the current|the) (?:book|audiobook|story|one)"
 COUNT_PATTERNS = (
     rf"(?P<keyword>.+?)(?:这本书)?{_COUNT_ZH}",
@@ -694,15 +696,26 @@ class PlayerTools:
 
     @tool(
         return_direct=True,
-        zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、笑话、唱歌、比赛、算数、聊天）时用。",
+        zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、常识、距离、笑话、唱歌、比赛、算数、"
+        "聊天）时用。",
         phrases=HELP_PHRASES,
         en="Use when the listener asks what you can do, or for anything that is not about "
-        "audiobooks (weather, news, jokes, songs, sports, sums, chat).",
+        "audiobooks (weather, news, facts, distances, jokes, songs, sports, sums, chat).",
+        output=result_schema(title={"type": "string"}),
     )
     async def help(self) -> dict[str, Any]:
         """What this player can do, in one sentence; the answer to a request it cannot do
-        (so the listener hears an honest "I can't" and never an invented fact)."""
-        return {"message": say(self.language, "help")}
+        (so the listener hears an honest "I can't" and never an invented fact). The
+        example request names a book of this library: the one listened to last, else the
+        library's first (``{"message", "title"?}``)."""
+        mark = self.store.last_bookmark()
+        title = mark.album_title if mark is not None else ""
+        if not title:
+            albums = await asyncio.to_thread(self.library_albums)
+            title = albums[0].title if albums else ""
+        if not title:
+            return {"message": say(self.language, "help")}
+        return {"message": say(self.language, "help_title", title=title), "title": title}
 
     def library_albums(self) -> list[Album]:
         """The albums known without network: the local library first, then remembered ones."""

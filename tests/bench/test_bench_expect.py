@@ -114,6 +114,9 @@ def test_answer_expectations() -> None:
     assert _check({"declines": True}, answer="明天晴，25度。")
     assert _check({"declines": True}, answer="抱歉，明天25度。")
     assert _check({"declines": True}, answer="Sorry, I can only play books.", lang="en") == []
+    # A library title's digits in the example request are no invented figure; others are.
+    assert _check({"declines": True}, answer="我只能帮你听书；你可以说“播放1984”。") == []
+    assert _check({"declines": True}, answer="我只能帮你听书；北京25度。")
     assert _check({"offers_books": True}, answer="可以听听西游记或者三体。") == []
     assert _check({"offers_books": True}, answer="从前有座山。")
     assert _check({"lists_library": True}, answer="有西游记、三体等331本书。") == []
@@ -163,3 +166,15 @@ def test_request_files_are_consistent(form: str) -> None:
 def test_request_ids_are_unique_across_files() -> None:
     ids = [r["id"] for name, _ in FILES.values() for r in _records(name) if "utterance" in r]
     assert len(ids) == len(set(ids))
+
+
+def test_a_latin_title_is_named_only_as_whole_words() -> None:
+    from bench.expect import mentioned_titles
+
+    titles = ["Us", "It", "1984", "西游记", "A Christmas Carol"]
+    assert mentioned_titles("I can only play audiobooks; you can say pause.", titles) == []
+    assert mentioned_titles("书库里有331本书，有1984、A Christmas Carol", titles) == [
+        "1984",
+        "A Christmas Carol",
+    ]
+    assert mentioned_titles("Playing Us, episode 1; 西游记第1集", titles) == ["Us", "西游记"]

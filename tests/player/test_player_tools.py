@@ -231,11 +231,22 @@ async def test_help_says_what_the_player_can_do_and_declines_the_rest(make_playe
     player = await make_player(library_paths=[library])
     assert player.help in player.tools()
     result = await bounded(player.help())
-    assert set(result) == {"message"}
     assert "只能" in result["message"] and "有声书" in result["message"]
-    assert not any(ch.isdigit() for ch in result["message"])  # no invented fact
+    # Its example request names a book of this library: the first, then the last listened.
+    first = player.library_albums()[0].title
+    assert result["title"] == first and f"“播放{first}”" in result["message"]
+    other = next(a.title for a in player.library_albums() if a.title != first)
+    await bounded(player.play_book(other, section=2))
+    await bounded(player.stop())
+    assert f"“播放{other}”" in (await bounded(player.help()))["message"]
     player.language = "en"
     assert (await bounded(player.help()))["message"].startswith("I can only play audiobooks")
+
+
+async def test_help_in_an_empty_library_names_no_book(make_player, tmp_path):
+    player = await make_player(library_paths=[tmp_path / "nothing"])
+    result = await bounded(player.help())
+    assert set(result) == {"message"} and "“播放”加书名" in result["message"]
 
 
 async def test_a_search_names_the_album_of_that_very_title_first(make_player, tmp_path):

@@ -637,6 +637,7 @@ def build_grammar(
     string_chars: int = 60,
     allow_final: bool = True,
     answer_digits: bool = True,
+    final_thought: str = "",
 ) -> str:
     """GBNF text for one reply: a Thought line, then one tool call or a Final Answer.
 
@@ -644,7 +645,9 @@ def build_grammar(
     line and every JSON string value (characters). `allow_final=False` forces a tool call.
     `answer_digits=False` keeps ASCII digits out of the Final Answer (the loop sets it
     until an observation has given numbers, so that a count cannot be invented).
-    Raises ValueError when there are no tools and no Final Answer is allowed.
+    `final_thought` (e.g. "播放器状态") is the start a Thought must have for a Final
+    Answer to follow it while a tool call is possible: an answer without a tool is then
+    only one the model grounded in the player's state. Raises ValueError when there are no tools and no Final Answer is allowed.
     """
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
     if not tool_list and not allow_final:
@@ -660,11 +663,22 @@ def build_grammar(
     branches = []
     if calls:
         branches.append('"Action: " ( ' + " | ".join(calls) + " )")
+    final = ""
     if allow_final:
         char = "line-char" if answer_digits else "answer-char"
-        branches.append(f'"Final Answer: " {char}{{1,{answer_chars}}}')
+        final = f'"Final Answer: " {char}{{1,{answer_chars}}}'
+        branches.append(final)
+    thought = f'line-char{{1,{thought_chars}}} "\\n"'
+    if calls and final and final_thought and len(final_thought) < thought_chars:
+        rest = thought_chars - len(final_thought)
+        body = (
+            f'( {thought} {branches[0]} | {_literal(final_thought)} line-char{{0,{rest}}} "\\n" '
+            f"{final} )"
+        )
+    else:
+        body = f"{thought} ( {' | '.join(branches)} )"
     lines = [
-        f'root ::= "Thought: " line-char{{1,{thought_chars}}} "\\n" ( {" | ".join(branches)} )',
+        f'root ::= "Thought: " {body}',
         "line-char ::= [^\\n\\r\\x00-\\x1f]",
         "answer-char ::= [^\\n\\r\\x00-\\x1f0-9]",
     ]

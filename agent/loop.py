@@ -23,7 +23,13 @@ from .fastpath import FastPath
 from .grammar import Constraints, build_grammar, fold_text
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
-from .prompt import labelled_tools, observation_message, prompt_messages, user_message
+from .prompt import (
+    STATE_THOUGHT,
+    labelled_tools,
+    observation_message,
+    prompt_messages,
+    user_message,
+)
 from .tools import ToolRegistry, ToolResult
 from .transcript import clean_transcript
 from .turn import Step, StepKind, TurnResult, short_text
@@ -333,6 +339,9 @@ class Agent:
                     # Only an answer is possible: keep the Thought short so it fits.
                     thought_chars=160 if usable else 40,
                     answer_digits=bool(succeeded) or numbers_known,
+                    # No tool result yet: an answer now can only be one read from the
+                    # player's state, and its Thought says so ("播放器状态里…").
+                    final_thought="" if succeeded or failed else STATE_THOUGHT[self.language],
                 )
             step_start = time.perf_counter()
             try:

@@ -22,6 +22,7 @@ from .tools import Tool, ToolRegistry
 
 __all__ = [
     "LANGUAGES",
+    "STATE_THOUGHT",
     "example_messages",
     "labelled_tools",
     "neutralise_labels",
@@ -48,6 +49,10 @@ _CONTEXT = {"zh": "（播放器：{context}）", "en": "(Player: {context})"}
 _SPEAKER = {"zh": "用户：", "en": "Listener: "}
 
 LANGUAGES = ("zh", "en")
+
+STATE_THOUGHT = {"zh": "播放器状态", "en": "The player's state"}
+"""How the Thought of an answer given without a tool call begins (rule 5 of the prompts;
+the grammar holds the model to it, `build_grammar(final_thought=...)`)."""
 
 _LABEL = re.compile(
     r"(Observation|Final\s*Answer|Action\s*Input|Action|Thought)\s*[:：]", re.IGNORECASE

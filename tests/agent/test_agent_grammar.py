@@ -365,3 +365,26 @@ def test_llama_cpp_accepts_the_bounded_number_rules(vocab_gguf) -> None:
         assert sampler, grammar
         llama_cpp.llama_sampler_free(sampler)
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+
+
+def test_an_answer_without_a_tool_must_be_grounded_in_the_players_state(vocab_gguf) -> None:
+    """With `final_thought`, a Final Answer may follow only a Thought that begins with it;
+    any Thought may still lead to an Action; llama.cpp compiles the grammar."""
+    from agent.gbnf import Matcher
+
+    grammar = build_grammar(_registry(), final_thought="播放器状态")
+    matcher = Matcher(grammar)
+
+    def admitted(text: str) -> bool:
+        return bool(matcher.advance(matcher.start(), text))
+
+    assert admitted("Thought: 播放器状态里有答案。\nFinal Answer: 现在是第3集。")
+    assert not admitted("Thought: 北京到上海很远。\nFinal Answer: 100公里。")
+    assert admitted("Thought: 北京到上海很远。\nAction: get_status\nAction Input: {}")
+    assert admitted("Thought: 播放器状态不够。\nAction: get_status\nAction Input: {}")
+    plain = Matcher(build_grammar(_registry()))
+    assert plain.advance(plain.start(), "Thought: 北京到上海很远。\nFinal Answer: 很远。")
+    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
+    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
+    assert sampler
+    llama_cpp.llama_sampler_free(sampler)

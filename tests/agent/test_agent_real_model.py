@@ -29,10 +29,11 @@ _TITLES = {
 }  # fmt: skip
 
 PLAY = "plays"
-MAX_MISSES = 2
+MAX_MISSES = 1
 """Requests of one language the model may get wrong before the test fails. Measured on
-6e3083b: zh 2 of 10 ("有没有红楼梦这本书" answered without the title, "今天天气怎么样"
-searched), en 0 of 7; bench/agent.py gives the rate over 194 requests."""
+9349847: zh 0 of 10, en 0 of 7 (on 6e3083b zh missed 2: "有没有红楼梦这本书" answered
+without the title, "今天天气怎么样" searched); one is allowed because another CPU's float
+rounding can tip a greedy choice. bench/agent.py gives the rate over 194 requests."""
 # (id, language, fast path, utterance, setup, expect[, alternatives]) in bench/expect.py's terms.
 CASES = [
     ("zh-pause", "zh", True, "暂停", {"playing": ["西游记", 3, 20.0]}, {"paused": True}),

@@ -153,12 +153,14 @@ class Constraints:
         if high >= low:
             self.ranges[role] = (low, high)
 
-    def learn(self, data: Any, schema: dict[str, Any] | None) -> None:
+    def learn(self, data: Any, schema: dict[str, Any] | None, *, titles: bool = True) -> None:
         """Learn from a result's data through its JSON Schema's roles: album ids (and the
         title beside each), titles, and the page count of a search.
 
         Only fields whose schema names a role count; values of other fields and prose are
-        never read. A title seen becomes admissible unless the listener named one.
+        never read. A title seen becomes admissible unless the listener named one, or
+        `titles` is False (the listener's context: the book loaded is no keyword the
+        listener gave, and "this book" needs none).
         """
         if schema is None or data is None:
             return
@@ -170,7 +172,7 @@ class Constraints:
                 title = siblings.get(TITLE)
                 if isinstance(title, str) and title:
                     self.names[value] = title
-            elif role == TITLE and isinstance(value, str) and value.strip():
+            elif role == TITLE and titles and isinstance(value, str) and value.strip():
                 if TITLE not in self.required and TITLE in self.choices:
                     self.allow(TITLE, value)
             elif role == PAGE_COUNT and isinstance(value, int) and value >= 1:
@@ -301,9 +303,18 @@ def _numbers(text: str) -> list[int]:
     named = _plain_numbers(" ".join(next(g for g in groups if g) for groups in marked))
     if named:
         return named
-    # Unmarked: "one chapter" counts chapters (go back one chapter), it names none.
+    # Unmarked: "one chapter" counts chapters (go back one chapter), it names none; nor
+    # does a duration ("15 minutes", "二十分钟", "30秒"), the amount of a sleep timer or seek.
     rest = re.sub(r"\b\w+\s+(?:episodes?|chapters?|parts?)\b", " ", text, flags=re.IGNORECASE)
+    rest = _DURATION.sub(" ", rest)
     return _plain_numbers(rest, words=False)
+
+
+_DURATION = re.compile(
+    r"[\d零〇一二两三四五六七八九十百半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
+    r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",
+    re.IGNORECASE,
+)
 
 
 def _plain_numbers(text: str, *, words: bool = True) -> list[int]:

@@ -119,6 +119,11 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         ),
         _one(
             "help",
+            (_IDLE["zh"], "帮我打个电话给妈妈", "这不是听书的事，交给 help。"),
+            (_IDLE["en"], "call my mom for me", "Not about audiobooks; that is for help."),
+        ),
+        _one(
+            "help",
             (_PLAYING["zh"], "一公里是多少米", "这是常识问题，不是听书，交给 help。"),
             (
                 _PLAYING["en"],

@@ -65,6 +65,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "bad_sleep": ("定时要在0到600分钟之间", "The sleep timer must be 0 to 600 minutes"),
     "empty_keyword": ("请告诉我书名", "Please tell me the title"),
     "no_album": ("没有这个专辑，请先搜索书名", "No such album; search for the title first"),
+    "which_book": ("想听哪一本？书库里有{total}本书，比如{items}", "Which book would you like? The library has {total}, such as {items}"),
     "library": ("书库里有{total}本书，有{items}", "The library has {total} books, such as {items}"),
     "library_empty": ("书库里还没有书", "The library has no books yet"),
     "corrupt": ("{album}第{section}集的文件坏了，已从缓存删除", "The file of {album} episode {section} is corrupt and was removed from the cache"),

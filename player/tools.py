@@ -102,7 +102,8 @@ LOUDER_PHRASES = (
     "volume up", "a bit louder", "turn up the volume", "声音大一些", "大声一些", "再大点",
     "再大声点", "再大声一点", "音量调高", "调高音量", "音量加大", "声音开大", "声音开大点",
     "音量大一些", "a little louder", "make it louder", "turn the volume up", "turn it up a bit",
-    "increase the volume", "raise the volume",
+    "increase the volume", "raise the volume", "声音太小", "太小声", "听不见", "听不清", "听不清楚",
+    "too quiet", "it's too quiet", "i can't hear it", "i cannot hear it",
 )  # fmt: skip
 QUIETER_PHRASES = (
     "小点声", "小声点", "小声一点", "声音小点", "声音小一点", "音量小点", "音量小一点",
@@ -111,7 +112,7 @@ QUIETER_PHRASES = (
     "再小点", "再小声点", "再小声一点", "音量调低", "调低音量", "音量减小", "声音关小",
     "声音关小点", "音量小一些", "太吵了", "太大声了", "a little quieter", "make it quieter",
     "turn the volume down", "turn it down a bit", "lower the volume", "decrease the volume",
-    "too loud", "it's too loud",
+    "too loud", "it's too loud", "声音太大", "太大声", "声音太吵",
 )  # fmt: skip
 LIBRARY_PHRASES = (
     "有什么书", "有哪些书", "书库里有什么", "书库里有什么书", "都有什么书", "有什么可以听的",
@@ -354,7 +355,7 @@ class PlayerTools:
         en="Use to play a book or continue one. keyword is the title; section is the "
         "episode the listener said; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
-        output=_PLAYING,
+        output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
     )
     async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
         """Find an audiobook and play it; without a section it continues where it was left.
@@ -380,7 +381,7 @@ class PlayerTools:
             elif (mark := self.store.last_bookmark()) is not None:
                 keyword = mark.album_id
             else:
-                raise BadInputError(say(self.language, "empty_keyword"))
+                return await self._which_book()
         detail = await self.resolve(keyword)
         if not detail.episodes:
             raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
@@ -391,6 +392,18 @@ class PlayerTools:
         else:
             message = await self.play(detail, detail.episodes[0])
         return self._played(message)
+
+    async def _which_book(self) -> dict[str, Any]:
+        """No title, nothing loaded, no bookmark ("play something"): nothing starts, and the
+        answer offers the library's first titles (``{"message", "albums", "total"}``)."""
+        albums = await asyncio.to_thread(self.library_albums)
+        if not albums:
+            raise BadInputError(say(self.language, "library_empty"))
+        shown = [a.title for a in albums[:3]]
+        message = say(self.language, "which_book", total=len(albums),
+                      items=join_titles(self.language, shown, more=len(albums) > len(shown)))  # fmt: skip
+        return {"message": message, "albums": [album_data(a) for a in albums[:3]],
+                "total": len(albums)}  # fmt: skip
 
     @tool(
         return_direct=True,

@@ -220,7 +220,8 @@ async def test_a_tool_without_arguments_is_offered_once_per_turn() -> None:
         ("start Dracula from chapter two", [2]),
         ("음악 2화 재생", [2]),
         ("放一下聊斋第五集", [5]),
-        ("skip ahead 60 seconds", [60]),
+        ("skip ahead 60 seconds", []),  # a duration, no episode
+        ("skip to 60", [60]),
     ],
 )
 def test_the_episode_number_is_the_one_marked(utterance: str, sections: list[int]) -> None:

@@ -388,3 +388,42 @@ def test_an_answer_without_a_tool_must_be_grounded_in_the_players_state(vocab_gg
     sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
     assert sampler
     llama_cpp.llama_sampler_free(sampler)
+
+
+def test_a_duration_is_no_episode_number() -> None:
+    """ "15 minutes" is a sleep timer's amount, never the episode of a play."""
+    for utterance, episodes in [
+        ("give it another 15 minutes then stop", []),
+        ("再放15分钟就停吧", []),
+        ("往后跳30秒", []),
+        ("半小时后播放第3集", [3]),
+        ("play 1984", [1984]),
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        assert constraints.choices["episode"] == episodes, utterance
+
+
+def test_the_book_loaded_is_no_keyword_the_listener_gave() -> None:
+    """The listener's context names the book playing; only an observation or the words
+    said admit a title, so "book me a taxi" cannot become play_book(<the book playing>)."""
+    context = {"message": "playing", "now": {"id": "xyj01", "title": "西游记", "episodes": 100}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "now": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "x-role": "album-id"},
+                    "title": {"type": "string", "x-role": "title"},
+                },
+            }
+        },
+    }
+    constraints = Constraints()
+    constraints.quote("book me a taxi")
+    constraints.learn(context, schema, titles=False)
+    assert "西游记" not in constraints.choices["title"]
+    assert constraints.choices["album-id"] == ["xyj01"]
+    constraints.learn(context, schema)  # an observation's title is admitted
+    assert "西游记" in constraints.choices["title"]

@@ -127,8 +127,10 @@ async def test_bad_sections_and_keywords(make_player, library):
     for keyword in ("../../etc/passwd", "/", "a\x00b", "..\\..\\x", "红楼梦"):
         with pytest.raises((NotFoundError, BadInputError)):
             (await bounded(player.play_book(keyword, section=1)))["message"]
-    with pytest.raises(BadInputError):
-        (await bounded(player.play_book("   ")))["message"]
+    # No title, nothing loaded, no bookmark: nothing starts; the answer offers books.
+    offer = await bounded(player.play_book("   "))
+    assert offer["message"].startswith("想听哪一本？书库里有2本书，比如")
+    assert {a["title"] for a in offer["albums"]} == {"西游记", "Journey to the West"}
     assert player.state == PlayerState.IDLE
     assert not list(player.cache.root.rglob("*passwd*"))
 

@@ -153,14 +153,12 @@ class Constraints:
         if high >= low:
             self.ranges[role] = (low, high)
 
-    def learn(self, data: Any, schema: dict[str, Any] | None, *, titles: bool = True) -> None:
+    def learn(self, data: Any, schema: dict[str, Any] | None) -> None:
         """Learn from a result's data through its JSON Schema's roles: album ids (and the
         title beside each), titles, and the page count of a search.
 
         Only fields whose schema names a role count; values of other fields and prose are
-        never read. A title seen becomes admissible unless the listener named one, or
-        `titles` is False (the listener's context: the book loaded is no keyword the
-        listener gave, and "this book" needs none).
+        never read. A title seen becomes admissible unless the listener named one.
         """
         if schema is None or data is None:
             return
@@ -172,7 +170,7 @@ class Constraints:
                 title = siblings.get(TITLE)
                 if isinstance(title, str) and title:
                     self.names[value] = title
-            elif role == TITLE and titles and isinstance(value, str) and value.strip():
+            elif role == TITLE and isinstance(value, str) and value.strip():
                 if TITLE not in self.required and TITLE in self.choices:
                     self.allow(TITLE, value)
             elif role == PAGE_COUNT and isinstance(value, int) and value >= 1:
@@ -307,9 +305,15 @@ def _numbers(text: str) -> list[int]:
     # does a duration ("15 minutes", "二十分钟", "30秒"), the amount of a sleep timer or seek.
     rest = re.sub(r"\b\w+\s+(?:episodes?|chapters?|parts?)\b", " ", text, flags=re.IGNORECASE)
     rest = _DURATION.sub(" ", rest)
+    rest = _PRONOUN_ONE.sub(" ", rest)  # "the one before this": a pronoun, not 1
     return _plain_numbers(rest, words=False)
 
 
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|this|that|which|next|last|previous|other|another|each|every|any|no)\s+one\b"
+    r"|\bone\s+(?:more|of)\b",
+    re.IGNORECASE,
+)
 _DURATION = re.compile(
     r"[\d零〇一二两三四五六七八九十百半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
     r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",

@@ -295,9 +295,7 @@ class Agent:
         named = constraints.mention(titles, utterance)
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
-            constraints.learn(
-                context_data, getattr(self.context, "tool_output_schema", None), titles=False
-            )
+            constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
             *prefix,

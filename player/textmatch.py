@@ -118,11 +118,20 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     distance = _near(key, name)
     if distance is not None:
         return FUZZY_MAX - 10 * distance
-    words = [w for w in (normalize(part) for part in keyword.split()) if w]
+    # Words in any order ("holmes sherlock"); a stop word matches nearly every title, so
+    # "a taxi" must not reach Great Expectations through "a" and "tati".
+    words = [w for w in (normalize(part) for part in keyword.split()) if w and not is_stop_word(w)]
     if len(words) > 1 and all(w in name or _near(w, name) is not None for w in words):
         return WORDS
     # The whole request as keyword ("西游记第二集", "play moby dick chapter 3"): the title
-    # stands inside it. Titles of one character would match too much.
+    # stands inside it. Titles of one character would match too much; a Latin title only as
+    # whole words ("Us" is not inside "two plus two").
     if len(name) >= 2 and name in key:
-        return CONTAINED
+        if not name.isascii() or _word_run(title) in _word_run(keyword):
+            return CONTAINED
     return 0
+
+
+def _word_run(text: str) -> str:
+    """`text` folded as " word word " (Latin letters and digits), for whole-word tests."""
+    return " " + " ".join(re.findall(r"[a-z0-9]+", fold(text))) + " "

@@ -6,3 +6,16 @@ def test_title_inside_a_spoken_request_matches_below_other_matches() -> None:
     assert match_score("play moby dick chapter 3", "Moby Dick") == CONTAINED
     assert match_score("西游记", "西游记") > CONTAINED
     assert match_score("我想听故事", "听") == 0  # one character is not a title match
+
+
+def test_words_that_are_no_title_match_no_title() -> None:
+    """A stop word matches nearly every title and a Latin title only counts as whole words:
+    "a taxi" is not Great Expectations, "two plus two" is not Us."""
+    from player.textmatch import match_score
+
+    assert match_score("a taxi", "Great Expectations") == 0
+    assert match_score("two plus two", "Us") == 0
+    assert match_score("play us", "Us") > 0
+    assert match_score("play moby dick chapter 3", "Moby Dick") > 0
+    assert match_score("holmes sherlock", "Sherlock Holmes") > 0
+    assert match_score("西游记第二集", "西游记") > 0

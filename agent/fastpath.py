@@ -194,7 +194,7 @@ def _arguments(
     groups: dict[str, str | None],
     tool: Any,
     titles: dict[str, str],
-    fold: Callable[[str], str] = str.casefold,
+    fold: Callable[[str], str],
 ) -> dict[str, Any] | None:
     """Arguments from a pattern's named groups, numbers parsed and checked against the
     parameter's bounds, a title looked up in `titles` (`_title_key` -> library title);

@@ -23,6 +23,7 @@ GBNF is llama.cpp's grammar format (grammars/README.md in llama.cpp).
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -385,12 +386,11 @@ _COMMON_NUMBERS = {
 """Bounds whose rule is one of the common ones (`_COMMON`)."""
 
 
-def _bounds(schema: dict[str, Any], integral: bool) -> tuple[int | None, int | None]:
+def _bounds(schema: dict[str, Any]) -> tuple[int | None, int | None]:
     """The schema's inclusive bounds as integers, rounded inwards: ``minimum``/``maximum``
     and ``exclusiveMinimum``/``exclusiveMaximum`` (JSON Schema 2020-12). A number's
     fractional bound is rounded to the whole number inside it, so the grammar admits a
     subset of the schema's values, never one outside (``minimum: 0.5`` starts at 1)."""
-    import math
 
     def bound(key: str, exclusive: str, up: bool) -> int | None:
         values = []
@@ -532,7 +532,7 @@ class _Builder:
         parts = []
         for kind in kinds:
             if kind == "integer":
-                parts.append(self.integer(schema, argument))
+                parts.append(self.number(schema, integral=True))
             elif kind == "number":
                 parts.append(self.number(schema))
             elif kind == "string":
@@ -548,16 +548,13 @@ class _Builder:
                 parts.append("json-object")
         return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
-    def integer(self, schema: dict[str, Any], argument: str) -> str:
-        return self.number(schema, integral=True)
-
     def number(self, schema: dict[str, Any], *, integral: bool = False) -> str:
         """A rule for a JSON integer or number within the schema's bounds (`_bounds`): a
         non-negative one admits no minus sign, a bounded one no value past its bounds;
         small integer ranges are written out."""
         role = _role(schema)
         known = self.constraints.ranges.get(role) if role else None
-        low, high = _bounds(schema, integral)
+        low, high = _bounds(schema)
         if known is not None:
             low = known[0] if low is None else max(low, known[0])
             high = known[1] if high is None else min(high, known[1])
@@ -662,7 +659,8 @@ def build_grammar(
     until an observation has given numbers, so that a count cannot be invented).
     `final_thought` (e.g. "播放器状态") is the start a Thought must have for a Final
     Answer to follow it while a tool call is possible: an answer without a tool is then
-    only one the model grounded in the player's state. Raises ValueError when there are no tools and no Final Answer is allowed.
+    only one the model grounded in the player's state.
+    Raises ValueError when there are no tools and no Final Answer is allowed.
     """
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
     if not tool_list and not allow_final:
@@ -675,23 +673,17 @@ def build_grammar(
         calls.append(
             builder.add(prefix, f"{_literal(tool.name + chr(10) + 'Action Input: ')} {args}")
         )
-    branches = []
-    if calls:
-        branches.append('"Action: " ( ' + " | ".join(calls) + " )")
+    action = '"Action: " ( ' + " | ".join(calls) + " )" if calls else ""
     final = ""
     if allow_final:
         char = "line-char" if answer_digits else "answer-char"
         final = f'"Final Answer: " {char}{{1,{answer_chars}}}'
-        branches.append(final)
     thought = f'line-char{{1,{thought_chars}}} "\\n"'
-    if calls and final and final_thought and len(final_thought) < thought_chars:
-        rest = thought_chars - len(final_thought)
-        body = (
-            f'( {thought} {branches[0]} | {_literal(final_thought)} line-char{{0,{rest}}} "\\n" '
-            f"{final} )"
-        )
+    if action and final and final_thought and len(final_thought) < thought_chars:
+        grounded = f"{_literal(final_thought)} line-char{{0,{thought_chars - len(final_thought)}}}"
+        body = f'( {thought} {action} | {grounded} "\\n" {final} )'
     else:
-        body = f"{thought} ( {' | '.join(branches)} )"
+        body = f"{thought} ( {' | '.join(b for b in (action, final) if b)} )"
     lines = [
         f'root ::= "Thought: " {body}',
         "line-char ::= [^\\n\\r\\x00-\\x1f]",

@@ -37,7 +37,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from player.textmatch import normalize
+from player.textmatch import normalize, word_run
 
 from .library import chinese_numeral
 
@@ -124,14 +124,14 @@ def mentioned_titles(answer: str, titles: list[str]) -> list[str]:
     """Library titles (of two or more folded characters) that `answer` names; a title in
     Latin letters only as whole words ("Us" is not named by "pause")."""
     folded = normalize(answer)
-    words = " " + " ".join(re.findall(r"[a-z0-9]+", answer.casefold())) + " "
+    words = word_run(answer)
     found = []
     for title in titles:
         key = normalize(title)
         if len(key) < 2:
             continue
         if key.isascii():
-            if " " + " ".join(re.findall(r"[a-z0-9]+", title.casefold())) + " " in words:
+            if word_run(title) in words:
                 found.append(title)
         elif key in folded:
             found.append(title)

@@ -127,11 +127,12 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     # stands inside it. Titles of one character would match too much; a Latin title only as
     # whole words ("Us" is not inside "two plus two").
     if len(name) >= 2 and name in key:
-        if not name.isascii() or _word_run(title) in _word_run(keyword):
+        if not name.isascii() or word_run(title) in word_run(keyword):
             return CONTAINED
     return 0
 
 
-def _word_run(text: str) -> str:
-    """`text` folded as " word word " (Latin letters and digits), for whole-word tests."""
+def word_run(text: str) -> str:
+    """`text` folded as " word word " (Latin letters and digits only), for whole-word tests:
+    ``word_run(title) in word_run(text)`` even where the text is Chinese around it."""
     return " " + " ".join(re.findall(r"[a-z0-9]+", fold(text))) + " "

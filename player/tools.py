@@ -399,11 +399,7 @@ class PlayerTools:
         albums = await asyncio.to_thread(self.library_albums)
         if not albums:
             raise BadInputError(say(self.language, "library_empty"))
-        shown = [a.title for a in albums[:3]]
-        message = say(self.language, "which_book", total=len(albums),
-                      items=join_titles(self.language, shown, more=len(albums) > len(shown)))  # fmt: skip
-        return {"message": message, "albums": [album_data(a) for a in albums[:3]],
-                "total": len(albums)}  # fmt: skip
+        return self._offer("which_book", albums, 3)
 
     @tool(
         return_direct=True,
@@ -701,11 +697,15 @@ class PlayerTools:
         albums = await asyncio.to_thread(self.library_albums)
         if not albums:
             return {"message": say(self.language, "library_empty"), "albums": [], "total": 0}
-        shown = [a.title for a in albums[:LISTED_TITLES]]
-        message = say(self.language, "library", total=len(albums),
-                      items=join_titles(self.language, shown, more=len(albums) > len(shown)))  # fmt: skip
-        return {"message": message, "albums": [album_data(a) for a in albums[:LISTED_TITLES]],
-                "total": len(albums)}  # fmt: skip
+        return self._offer("library", albums, LISTED_TITLES)
+
+    def _offer(self, key: str, albums: list[Album], count: int) -> dict[str, Any]:
+        """The message `key` naming the first `count` of `albums` and how many there are,
+        with their data (``{"message", "albums", "total"}``)."""
+        shown = albums[:count]
+        items = join_titles(self.language, [a.title for a in shown], more=len(albums) > count)
+        return {"message": say(self.language, key, total=len(albums), items=items),
+                "albums": [album_data(a) for a in shown], "total": len(albums)}  # fmt: skip
 
     @tool(
         return_direct=True,

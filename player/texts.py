@@ -17,6 +17,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
     "by": ("（{author}）", " by {author}"),
     "none_found": ("没有找到“{keyword}”相关的有声书", "No audiobooks found for \"{keyword}\""),
+    "none_found_offer": ("没有找到“{keyword}”相关的有声书。我只能播放书库里的书，比如{items}",
+                         "No audiobooks found for \"{keyword}\". I can only play the books in "
+                         "this library, such as {items}"),
     "no_page": ("“{keyword}”没有第{page}页了", "No page {page} for \"{keyword}\""),
     "detail": ("{title}共{count}集：{items}", "{title} has {count} episodes: {items}"),
     "episode": ("第{section}集{title}", "episode {section}{title}"),

@@ -265,7 +265,7 @@ class PlayerTools:
                 raise NotFoundError(
                     say(self.language, "none_found_partial", keyword=keyword, note=note)
                 )
-            raise NotFoundError(say(self.language, "none_found", keyword=keyword))
+            raise NotFoundError(await self._not_found(keyword))
         key = normalize(keyword)
         exact = [a for a in found.albums if normalize(a.title) == key][:1]
         shown = exact + [a for a in found.albums if a not in exact]  # the title named first
@@ -382,7 +382,14 @@ class PlayerTools:
                 keyword = mark.album_id
             else:
                 return await self._which_book()
-        detail = await self.resolve(keyword)
+        try:
+            detail = await self.resolve(keyword)
+        except NotFoundError:
+            if any(keyword.startswith(s.prefix) for s in self.catalog.sources):
+                raise  # an album id that is gone: the model may search again
+            # Nothing of that title ("给我讲个笑话" played "笑话"): nothing starts, and the
+            # listener hears what can be played instead; a second search cannot help.
+            return {"message": await self._not_found(keyword), "albums": [], "total": 0}
         if not detail.episodes:
             raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
         if section is not None:
@@ -392,6 +399,23 @@ class PlayerTools:
         else:
             message = await self.play(detail, detail.episodes[0])
         return self._played(message)
+
+    async def _not_found(self, keyword: str) -> str:
+        """The answer to a search that found nothing: that, and two books that can be
+        played instead (the one listened to last first), so the listener is never left
+        with a bare "not found" ("没有找到“笑话”相关的有声书。我只能播放书库里的书，比如…")."""
+        titles: list[str] = []
+        if (mark := self.store.last_bookmark()) is not None and mark.album_title:
+            titles.append(mark.album_title)
+        for album in await asyncio.to_thread(self.library_albums):
+            if len(titles) >= 2:
+                break
+            if album.title not in titles:
+                titles.append(album.title)
+        if not titles:
+            return say(self.language, "none_found", keyword=keyword)
+        items = join_titles(self.language, titles)
+        return say(self.language, "none_found_offer", keyword=keyword, items=items)
 
     async def _which_book(self) -> dict[str, Any]:
         """No title, nothing loaded, no bookmark ("play something"): nothing starts, and the

@@ -125,8 +125,15 @@ async def test_bad_sections_and_keywords(make_player, library):
     with pytest.raises(NotFoundError, match="西游记只有3集，没有第9999集"):
         (await bounded(player.play_book("西游记", section=9999)))["message"]
     for keyword in ("../../etc/passwd", "/", "a\x00b", "..\\..\\x", "红楼梦"):
-        with pytest.raises((NotFoundError, BadInputError)):
-            (await bounded(player.play_book(keyword, section=1)))["message"]
+        # Nothing of that title: nothing starts, and the answer names books to play instead.
+        try:
+            result = await bounded(player.play_book(keyword, section=1))
+        except BadInputError:
+            continue
+        assert result["message"].startswith("没有找到“"), result
+        assert "我只能播放书库里的书，比如" in result["message"]
+        assert result["albums"] == [] and result["total"] == 0
+        assert player.state == PlayerState.IDLE
     # No title, nothing loaded, no bookmark: nothing starts; the answer offers books.
     offer = await bounded(player.play_book("   "))
     assert offer["message"].startswith("想听哪一本？书库里有2本书，比如")
@@ -264,3 +271,19 @@ async def test_a_search_names_the_album_of_that_very_title_first(make_player, tm
     assert only["message"] == "有老舍的家，2集"
     partial = await bounded(player.search_album("家春"))
     assert partial["message"] == "找到1个专辑：家春秋，1集"  # not that very title
+
+
+async def test_nothing_found_offers_the_book_listened_to_last(make_player, library):
+    player = await make_player(library_paths=[library])
+    await bounded(player.play_book("Journey to the West", section=2))
+    await bounded(player.stop())
+    result = await bounded(player.play_book("给我讲个笑话"))
+    assert result["message"] == (
+        "没有找到“给我讲个笑话”相关的有声书。我只能播放书库里的书，比如Journey to the West和西游记"
+    )
+    assert player.state == PlayerState.IDLE
+    with pytest.raises(NotFoundError, match="我只能播放书库里的书，比如Journey to the West和西游记"):
+        await bounded(player.search_album("一加一等于几"))
+    # An album id that is gone stays an error: the model may search again.
+    with pytest.raises(NotFoundError):
+        await bounded(player.play_book("lib:0000000000"))

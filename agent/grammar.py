@@ -322,6 +322,27 @@ _DURATION = re.compile(
 )
 
 
+MAX_ANSWER_NUMBERS = 6
+"""How many numbers one Final Answer may state when its numbers are bounded."""
+
+MAX_KNOWN_NUMBERS = 64
+"""How many distinct numbers the answer's rule admits (the smallest kept)."""
+
+
+def _known_digits(numbers: Iterable[str]) -> set[str]:
+    """The digit strings of `numbers` the answer's rule admits: whole ASCII digit runs of
+    at most 12 characters, the `MAX_KNOWN_NUMBERS` smallest."""
+    valid = sorted({n for n in numbers if n.isascii() and n.isdigit() and len(n) <= 12}, key=int)
+    return set(valid[:MAX_KNOWN_NUMBERS])
+
+
+def numbers_seen(text: str) -> set[str]:
+    """The numbers `text` states, as the digit strings a Final Answer may write: its digit
+    runs as written ("05" of "2分05秒") and its Chinese numerals and English number words
+    as digits ("第二十集" gives "20", "five" gives "5")."""
+    return set(re.findall(r"\d+", text)) | {str(n) for n in _plain_numbers(text)}
+
+
 def _plain_numbers(text: str, *, words: bool = True) -> list[int]:
     """Digits, Chinese numerals and English number words in `text`; without `words`, a
     lone 一 or 两 (一下, 一共, 两本: words, not a number said) does not count."""
@@ -648,15 +669,18 @@ def build_grammar(
     answer_chars: int = 240,
     string_chars: int = 60,
     allow_final: bool = True,
-    answer_digits: bool = True,
+    answer_numbers: Iterable[str] | None = None,
     final_thought: str = "",
 ) -> str:
     """GBNF text for one reply: a Thought line, then one tool call or a Final Answer.
 
     `thought_chars`, `answer_chars` and `string_chars` bound the Thought line, the answer
     line and every JSON string value (characters). `allow_final=False` forces a tool call.
-    `answer_digits=False` keeps ASCII digits out of the Final Answer (the loop sets it
-    until an observation has given numbers, so that a count cannot be invented).
+    `answer_numbers` (digit strings such as "30", "05") are the only numbers the Final
+    Answer may write in ASCII digits, each whole (never two run together): the loop passes
+    the numbers of the utterance, the player's state and the observations, so a count, a
+    distance or a height cannot be invented. None admits any digits; an empty collection
+    none.
     `final_thought` (e.g. "播放器状态") is the start a Thought must have for a Final
     Answer to follow it while a tool call is possible: an answer without a tool is then
     only one the model grounded in the player's state.
@@ -675,9 +699,21 @@ def build_grammar(
         )
     action = '"Action: " ( ' + " | ".join(calls) + " )" if calls else ""
     final = ""
+    extra: list[str] = []
     if allow_final:
-        char = "line-char" if answer_digits else "answer-char"
-        final = f'"Final Answer: " {char}{{1,{answer_chars}}}'
+        final = f'"Final Answer: " line-char{{1,{answer_chars}}}'
+        if answer_numbers is not None:
+            final = f'"Final Answer: " answer-char{{1,{answer_chars}}}'
+            known = sorted(_known_digits(answer_numbers), key=int)
+            if known:
+                final = (
+                    '"Final Answer: " ( answer-number answer-text | answer-text ) '
+                    f"( answer-number answer-text ){{0,{MAX_ANSWER_NUMBERS - 1}}} answer-number?"
+                )
+                extra += [
+                    f"answer-text ::= answer-char{{1,{answer_chars}}}",
+                    "answer-number ::= " + " | ".join(f'"{n}"' for n in known),
+                ]
     thought = f'line-char{{1,{thought_chars}}} "\\n"'
     if action and final and final_thought and len(final_thought) < thought_chars:
         grounded = f"{_literal(final_thought)} line-char{{0,{thought_chars - len(final_thought)}}}"
@@ -688,6 +724,7 @@ def build_grammar(
         f'root ::= "Thought: " {body}',
         "line-char ::= [^\\n\\r\\x00-\\x1f]",
         "answer-char ::= [^\\n\\r\\x00-\\x1f0-9]",
+        *extra,
     ]
     lines.extend(f"{name} ::= {body}" for name, body in builder.rules.items())
     return "\n".join(lines) + "\n" + _COMMON.strip() + "\n"

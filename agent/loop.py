@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
-from .grammar import Constraints, build_grammar, fold_text
+from .grammar import Constraints, build_grammar, fold_text, numbers_seen
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
 from .prompt import (
@@ -305,9 +305,7 @@ class Agent:
             },
         ]
         user_index = len(prefix)  # this turn's user message (examples may be dropped)
-        # Digits in the answer only when data gave numbers (or the listener said some).
         facts = bool(context_data and len(context_data) > 1)
-        numbers_known = facts or any(c.isdigit() for c in utterance)
         # Nothing loaded, no bookmark named: the context holds no fact an answer could
         # state, so the first reply consults a tool too (help, the library, a search).
         no_facts = context_data is not None and not facts
@@ -338,7 +336,9 @@ class Agent:
                     allow_final=not ((named or no_facts) and usable and round_index == 0),
                     # Only an answer is possible: keep the Thought short so it fits.
                     thought_chars=160 if usable else 40,
-                    answer_digits=bool(succeeded) or numbers_known,
+                    # Numbers only as the listener, the player's state or a tool gave
+                    # them: no invented count, distance or score.
+                    answer_numbers=_numbers_given(messages[user_index:]),
                     # No tool result yet: an answer now can only be one read from the
                     # player's state, and its Thought says so ("播放器状态里…").
                     final_thought="" if succeeded or failed else STATE_THOUGHT[self.language],
@@ -597,6 +597,16 @@ class Agent:
             keep = max(20, len(content) - overflow * 2)
             messages[turn] = {"role": "user", "content": content[:keep]}
         return turn
+
+
+def _numbers_given(messages: list[dict[str, str]]) -> set[str]:
+    """The numbers of this turn's user-side messages (the utterance with its context line,
+    the observations, injected events), never of the model's own replies."""
+    found: set[str] = set()
+    for message in messages:
+        if message.get("role") == "user":
+            found |= numbers_seen(message.get("content", ""))
+    return found
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:

@@ -405,3 +405,34 @@ def test_a_duration_is_no_episode_number() -> None:
         constraints = Constraints()
         constraints.quote(utterance)
         assert constraints.choices["episode"] == episodes, utterance
+
+
+def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
+    """With `answer_numbers`, the Final Answer writes digits only as one of those numbers,
+    each whole: no invented height, no two numbers run together; llama.cpp compiles it."""
+    from agent.gbnf import Matcher
+    from agent.grammar import numbers_seen
+
+    given = numbers_seen("（播放器：正在播放 三体 第5集（共30集），2分05秒）\n用户：第二十集叫什么")
+    assert given == {"3", "5", "30", "2", "05", "20"}  # 三 of 三体 too: a numeral written
+    grammar = build_grammar(_registry(), answer_numbers=given)
+    matcher = Matcher(grammar)
+
+    def admitted(answer: str) -> bool:
+        return bool(matcher.advance(matcher.start(), "Thought: 看数据。\nFinal Answer: " + answer))
+
+    assert admitted("三体一共30集，现在是第5集，2分05秒。")
+    assert admitted("30集")  # a number first
+    assert admitted("现在是第5集")  # a number last
+    assert not admitted("珠穆朗玛峰高8848米。")
+    assert not admitted("一共305集")  # 30 and 5 run together
+    assert not admitted("第6集")
+    none = Matcher(build_grammar(_registry(), answer_numbers=()))
+    assert not none.advance(none.start(), "Thought: x\nFinal Answer: 第5集")
+    assert none.advance(none.start(), "Thought: x\nFinal Answer: 第五集")
+    free = Matcher(build_grammar(_registry()))
+    assert free.advance(free.start(), "Thought: x\nFinal Answer: 高8848米")
+    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
+    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
+    assert sampler
+    llama_cpp.llama_sampler_free(sampler)

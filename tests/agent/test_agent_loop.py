@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from agent_books import FakeLibrary, plain_registry
@@ -352,3 +353,18 @@ async def test_examples_that_do_not_fit_the_context_are_left_out(caplog) -> None
     assert sent[1]["role"] == "user"  # whole turns were dropped, from the first
     assert sum(agent._count(m["content"]) + 4 for m in sent) <= 1200 - 64 - 16
     assert "do not fit a context of 1200 tokens" in caplog.text
+
+
+async def test_an_answer_may_state_only_numbers_the_turn_was_given() -> None:
+    """The Final Answer's digits are those of the utterance, the state and the
+    observations; a number the model wrote in its own Thought is not among them."""
+    search = 'Thought: 珠峰高8848米。\nAction: search_album\nAction Input: {"keyword": "西游记"}'
+    model = ScriptedModel([search, "Thought: 好了。\nFinal Answer: 好"], supports_grammar=True)
+    await run(_agent(model), "西游记第7集有多长")
+    first, second = (h["grammar"] for h in model.history)
+    rule = next(line for line in second.splitlines() if line.startswith("answer-number ::="))
+    observation = model.history[1]["messages"][-1]["content"]
+    numbers = set(re.findall(r'"(\d+)"', rule))
+    assert "7" in numbers and "8848" not in numbers
+    assert set(re.findall(r"\d+", observation)) <= numbers
+    assert 'answer-number ::= "7"' in first  # before any result: what was said only

@@ -282,7 +282,9 @@ async def test_nothing_found_offers_the_book_listened_to_last(make_player, libra
         "没有找到“给我讲个笑话”相关的有声书。我只能播放书库里的书，比如Journey to the West和西游记"
     )
     assert player.state == PlayerState.IDLE
-    with pytest.raises(NotFoundError, match="我只能播放书库里的书，比如Journey to the West和西游记"):
+    with pytest.raises(
+        NotFoundError, match="我只能播放书库里的书，比如Journey to the West和西游记"
+    ):
         await bounded(player.search_album("一加一等于几"))
     # An album id that is gone stays an error: the model may search again.
     with pytest.raises(NotFoundError):

@@ -113,6 +113,9 @@ class ToolResult:
     return_direct: bool = False
     data: dict[str, Any] | None = None
     message: str = ""
+    tool_error: bool = False
+    """The failure is the tool's own error, raised by it once its arguments were valid (a
+    sentence written to be heard), not a validation error or a timeout."""
 
     def spoken(self) -> str:
         """The sentence for the listener: the result's ``message``, the error without its
@@ -410,9 +413,11 @@ class ToolRegistry:
         return_direct = False
         data: dict[str, Any] | None = None
         message = ""
+        validated = False
         try:
             args = self.validate(name, arguments)
             raw_args = args
+            validated = True
             assert tool is not None
             limit = tool.timeout if tool.timeout is not None else self.default_timeout
             value = await asyncio.wait_for(self._invoke(tool, args), timeout=limit)
@@ -433,6 +438,7 @@ class ToolRegistry:
             _LOGGER.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
             detail = str(exc) or type(exc).__name__
             text = f"Error: {name} failed: {detail}"
+        tool_error = validated and not ok and not text.startswith(f"Error: {name} did not finish")
         text = cut_text(text, self.max_observation_chars)
         elapsed = (time.perf_counter() - start) * 1000.0
         _LOGGER.info(
@@ -452,6 +458,7 @@ class ToolRegistry:
             return_direct=return_direct,
             data=data,
             message=message,
+            tool_error=tool_error,
         )
 
     @staticmethod

@@ -9,7 +9,16 @@ import re
 import pytest
 from agent_books import FakeLibrary, plain_registry
 
-from agent import Agent, Completion, ScriptedModel, StepKind, ToolRegistry, TraceWriter, read_last
+from agent import (
+    Agent,
+    Completion,
+    ScriptedModel,
+    StepKind,
+    ToolError,
+    ToolRegistry,
+    TraceWriter,
+    read_last,
+)
 
 
 def _agent(model: ScriptedModel, library: FakeLibrary | None = None, **options) -> Agent:
@@ -368,3 +377,33 @@ async def test_an_answer_may_state_only_numbers_the_turn_was_given() -> None:
     assert "7" in numbers and "8848" not in numbers
     assert set(re.findall(r"\d+", observation)) <= numbers
     assert 'answer-number ::= "7"' in first  # before any result: what was said only
+
+
+async def test_when_nothing_worked_the_listener_hears_the_tools_own_error() -> None:
+    """A Final Answer after a failed call only: the tool's sentence is spoken, not the
+    model's retelling (a small model adds invented facts); a validation error or a timeout
+    is no sentence of the tool's, so the model's answer stays."""
+    registry = ToolRegistry()
+
+    def search_album(keyword: str) -> str:
+        """Search."""
+        raise ToolError(f"没有找到“{keyword}”相关的有声书")
+
+    registry.add(search_album)
+    model = ScriptedModel(
+        [
+            'Thought: x\nAction: search_album\nAction Input: {"keyword": "珠峰"}',
+            "Thought: x\nFinal Answer: 珠峰高8848米。",
+        ]
+    )
+    turn = await run(Agent(registry, model, fast_path=False), "珠峰有多高")
+    assert turn.answer == "没有找到“珠峰”相关的有声书"
+    assert turn.steps[-1].answer == "珠峰高8848米。"  # the model's words stay in the trace
+    model = ScriptedModel(
+        [
+            'Thought: x\nAction: search_album\nAction Input: {"page": 2}',
+            "Thought: x\nFinal Answer: 请说书名。",
+        ]
+    )
+    turn = await run(Agent(registry, model, fast_path=False), "找一下")
+    assert turn.answer == "请说书名。"

@@ -154,9 +154,10 @@ class Constraints:
         if high >= low:
             self.ranges[role] = (low, high)
 
-    def learn(self, data: Any, schema: dict[str, Any] | None) -> None:
+    def learn(self, data: Any, schema: dict[str, Any] | None, *, titles: bool = True) -> None:
         """Learn from a result's data through its JSON Schema's roles: album ids (and the
-        title beside each), titles, and the page count of a search.
+        title beside each), titles (unless `titles` is false), and the page count of a
+        search.
 
         Only fields whose schema names a role count; values of other fields and prose are
         never read. A title seen becomes admissible unless the listener named one.
@@ -171,7 +172,7 @@ class Constraints:
                 title = siblings.get(TITLE)
                 if isinstance(title, str) and title:
                     self.names[value] = title
-            elif role == TITLE and isinstance(value, str) and value.strip():
+            elif role == TITLE and titles and isinstance(value, str) and value.strip():
                 if TITLE not in self.required and TITLE in self.choices:
                     self.allow(TITLE, value)
             elif role == PAGE_COUNT and isinstance(value, int) and value >= 1:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
-from .grammar import Constraints, build_grammar, fold_text, numbers_seen
+from .grammar import EPISODE, Constraints, build_grammar, fold_text, numbers_seen
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
 from .prompt import (
@@ -295,7 +295,14 @@ class Agent:
         named = constraints.mention(titles, utterance)
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
-            constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
+            # The book loaded now is a keyword the listener did not say only with an
+            # episode they said ("播第五集" plays its episode 5); without one, a tool's
+            # title is left out for that book, and restating it would change nothing.
+            constraints.learn(
+                context_data,
+                getattr(self.context, "tool_output_schema", None),
+                titles=bool(constraints.choices.get(EPISODE)),
+            )
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
             *prefix,
@@ -312,6 +319,7 @@ class Agent:
         tools = self.registry.names()
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
+        last_failed: ToolResult | None = None
         succeeded: dict[str, ToolResult] = {}
         failed: dict[str, ToolResult] = {}
         # Tools without arguments already called this turn: calling again cannot help,
@@ -418,6 +426,12 @@ class Agent:
                 step.answer = _without_ids(reply.answer, constraints.names)
                 self._record(turn, step, on_step)
                 turn.answer = step.answer or text["ok"]
+                own = last_failed is not None and last_failed.tool_error and not succeeded
+                if own and (spoken := _spoken(last_failed, self.language)) != text["rounds"]:
+                    # Nothing worked this turn: the listener hears the tool's own error, a
+                    # sentence written to be heard, not the model's retelling of it (which
+                    # a small model fills with facts: "Mount Everest is 2448 meters tall").
+                    turn.answer = spoken
                 return
             step.kind = StepKind.ACTION
             step.action = reply.tool
@@ -466,6 +480,7 @@ class Agent:
             else:
                 failed[call_key] = result
                 failed[_call_key(reply.tool, result.arguments)] = result
+                last_failed = result
             messages.append({"role": "assistant", "content": _canonical(reply)})
             messages.append(
                 {

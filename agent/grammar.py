@@ -36,6 +36,7 @@ __all__ = ["Constraints", "build_grammar", "fold_text"]
 
 _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
+PLAYBACK_STATE = "playback-state"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
 _STOP_WORDS = frozenset(
     "the a an i me my of to and play book books story audiobook album episode chapter "
@@ -154,13 +155,16 @@ class Constraints:
         if high >= low:
             self.ranges[role] = (low, high)
 
-    def learn(self, data: Any, schema: dict[str, Any] | None, *, titles: bool = True) -> None:
+    def learn(self, data: Any, schema: dict[str, Any] | None) -> None:
         """Learn from a result's data through its JSON Schema's roles: album ids (and the
-        title beside each), titles (unless `titles` is false), and the page count of a
-        search.
+        title beside each), titles, and the page count of a search.
 
         Only fields whose schema names a role count; values of other fields and prose are
-        never read. A title seen becomes admissible unless the listener named one.
+        never read. A title seen becomes admissible unless the listener named one. The
+        title of the book playing now (beside a ``playback-state`` of "playing") is
+        admitted only when the listener said an episode ("播第五集" plays its episode 5):
+        without one, playing it again would change nothing, and a tool's title is left out
+        for the book loaded now.
         """
         if schema is None or data is None:
             return
@@ -172,7 +176,9 @@ class Constraints:
                 title = siblings.get(TITLE)
                 if isinstance(title, str) and title:
                     self.names[value] = title
-            elif role == TITLE and titles and isinstance(value, str) and value.strip():
+            elif role == TITLE and isinstance(value, str) and value.strip():
+                if siblings.get(PLAYBACK_STATE) == "playing" and not self.choices.get(EPISODE):
+                    continue
                 if TITLE not in self.required and TITLE in self.choices:
                     self.allow(TITLE, value)
             elif role == PAGE_COUNT and isinstance(value, int) and value >= 1:

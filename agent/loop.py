@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
-from .grammar import EPISODE, Constraints, build_grammar, fold_text, numbers_seen
+from .grammar import Constraints, build_grammar, fold_text, numbers_seen
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
 from .prompt import (
@@ -295,14 +295,7 @@ class Agent:
         named = constraints.mention(titles, utterance)
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
-            # The book loaded now is a keyword the listener did not say only with an
-            # episode they said ("播第五集" plays its episode 5); without one, a tool's
-            # title is left out for that book, and restating it would change nothing.
-            constraints.learn(
-                context_data,
-                getattr(self.context, "tool_output_schema", None),
-                titles=bool(constraints.choices.get(EPISODE)),
-            )
+            constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
             *prefix,

@@ -15,8 +15,8 @@ once here in `player/`:
 - the shape of the result (``output_schema``, a JSON Schema as MCP's ``outputSchema``):
   a dict with one short speakable ``message`` in the configured language plus data whose
   fields carry roles too (``album-id``, ``title``, ``episode-count``, ``episode``,
-  ``seconds``), so an agent learns admissible ids and counts from the data, never from
-  prose.
+  ``seconds``, ``playback-state``), so an agent learns admissible ids and counts from the
+  data, never from prose.
 
 The attribute names are plain strings (`ATTR_RETURN_DIRECT`, `ATTR_HINTS`,
 `ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_PHRASES`, `ATTR_PATTERNS`); a bound method
@@ -90,7 +90,11 @@ NOW: dict[str, Any] = {
     "type": "object",
     "properties": {
         **ALBUM["properties"],
-        "state": {"type": "string", "enum": ["playing", "paused", "loading"]},
+        "state": {
+            "type": "string",
+            "enum": ["playing", "paused", "loading"],
+            "x-role": "playback-state",
+        },
         "episode": {"type": "integer", "x-role": "episode"},
         "episode_title": {"type": "string"},
         "position": {"type": "number", "x-role": "seconds"},

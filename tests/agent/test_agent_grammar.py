@@ -436,3 +436,20 @@ def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
     sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
     assert sampler
     llama_cpp.llama_sampler_free(sampler)
+
+
+def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:
+    """Restating the book that plays changes nothing ("帮我订火车票" must not resume it),
+    but "播第五集" plays its episode 5; a paused book may be resumed by its title."""
+    from player.contract import CONTEXT
+
+    def titles(utterance: str, state: str) -> list[str]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        now = {"id": "lib:1", "title": "西游记", "episodes": 100, "state": state, "episode": 3}
+        constraints.learn({"message": "-", "now": now}, CONTEXT)
+        return constraints.choices["title"]
+
+    assert "西游记" not in titles("帮我订一张火车票", "playing")
+    assert "西游记" in titles("播第五集", "playing")
+    assert "西游记" in titles("接着刚才的放", "paused")

@@ -340,7 +340,7 @@ async def test_read_only_state_dir_runs_in_memory(tmp_path, caplog):
         assert not ok and "read-only" in detail
         caplog.set_level(logging.INFO)
         player = Player(library_paths=[library], cache_dir=tmp_path / "cache", state_dir=state,
-                        sink=RecordingSink(speed=0.0))  # fmt: skip
+                        sink=RecordingSink(speed=1.0))  # fmt: skip
         await asyncio.wait_for(player.start(), 5)
         lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
         assert len(lines) == 1, lines

@@ -208,6 +208,15 @@ class Constraints:
         )
 
 
+def role_values(data: Any, schema: dict[str, Any] | None, role: str) -> list[Any]:
+    """The values of `data` whose field `schema` gives the ``x-role`` `role`."""
+    if schema is None or data is None:
+        return []
+    found: list[tuple[str, Any, dict[str, Any]]] = []
+    _walk(data, schema, found, {})
+    return [value for r, value, _ in found if r == role]
+
+
 def _walk(
     value: Any,
     schema: dict[str, Any],

@@ -20,7 +20,14 @@ from typing import Any
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
-from .grammar import Constraints, build_grammar, fold_text, numbers_seen
+from .grammar import (
+    PLAYBACK_STATE,
+    Constraints,
+    build_grammar,
+    fold_text,
+    numbers_seen,
+    role_values,
+)
 from .models import ChatModel, Completion, estimate_tokens, model_options, start_turn, step_budget
 from .parse import Action, parse
 from .prompt import (
@@ -295,7 +302,12 @@ class Agent:
         named = constraints.mention(titles, utterance)
         context_line, context_data = await self._context(utterance)
         if context_data is not None:
-            constraints.learn(context_data, getattr(self.context, "tool_output_schema", None))
+            context_schema = getattr(self.context, "tool_output_schema", None)
+            constraints.learn(context_data, context_schema)
+            if context_schema and not role_values(context_data, context_schema, PLAYBACK_STATE):
+                # Nothing loaded: a tool that acts only on the loaded book can do nothing
+                # ("Thought: 我要暂停 播放三国演义" must not end in a pause of nothing).
+                constraints.excluded |= {t.name for t in self.registry.tools() if t.needs_loaded}
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
             *prefix,

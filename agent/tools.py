@@ -15,7 +15,8 @@ about itself is read from attributes of the function (any of them may be missing
 - ``tool_hints`` (``{"zh": ..., "en": ...}``): when to use it, for the prompt;
 - ``tool_examples`` (``[{"zh", "en", "tools"}]``): ReAct snippets for the prompt;
 - ``tool_output_schema``: the JSON Schema of its result, whose fields carry roles too;
-- ``tool_phrases`` / ``tool_patterns``: whole commands for the fast path.
+- ``tool_phrases`` / ``tool_patterns``: whole commands for the fast path;
+- ``tool_needs_loaded`` (bool): the tool acts only on the book loaded now.
 
 A tool may return a dict with a speakable ``message`` and data: the model sees the dict
 as compact JSON, the listener hears the message. `ToolRegistry.call` validates the
@@ -83,6 +84,9 @@ class Tool:
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     phrases: tuple[str, ...] = field(default=(), compare=False)
     patterns: tuple[str, ...] = field(default=(), compare=False)
+    needs_loaded: bool = field(default=False, compare=False)
+    """The tool acts only on the book loaded now (pause, stop, seek): the agent does not
+    offer it when the listener's context has nothing loaded."""
 
     def hint(self, language: str) -> str:
         """When to use the tool, in `language` ("zh"/"en"), else its description."""
@@ -164,6 +168,7 @@ def tool_from_function(
         output_schema=output if isinstance(output, dict) else None,
         phrases=tuple(meta("tool_phrases", ()) or ()),
         patterns=tuple(meta("tool_patterns", ()) or ()),
+        needs_loaded=bool(meta("tool_needs_loaded", False)),
     )
 
 

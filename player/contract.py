@@ -18,9 +18,13 @@ once here in `player/`:
   ``seconds``, ``playback-state``), so an agent learns admissible ids and counts from the
   data, never from prose.
 
+- whether the tool acts only on the book loaded now (``needs_loaded``: pause, stop, seek),
+  so an agent offers it only when the listener's context has a book loaded (a value of
+  role ``playback-state``);
+
 The attribute names are plain strings (`ATTR_RETURN_DIRECT`, `ATTR_HINTS`,
-`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_PHRASES`, `ATTR_PATTERNS`); a bound method
-exposes its function's attributes.
+`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_PHRASES`, `ATTR_PATTERNS`,
+`ATTR_NEEDS_LOADED`); a bound method exposes its function's attributes.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ __all__ = [
     "ALBUM",
     "ATTR_EXAMPLES",
     "ATTR_HINTS",
+    "ATTR_NEEDS_LOADED",
     "ATTR_OUTPUT_SCHEMA",
     "ATTR_PATTERNS",
     "ATTR_PHRASES",
@@ -56,6 +61,7 @@ ATTR_EXAMPLES = "tool_examples"
 ATTR_OUTPUT_SCHEMA = "tool_output_schema"
 ATTR_PHRASES = "tool_phrases"
 ATTR_PATTERNS = "tool_patterns"
+ATTR_NEEDS_LOADED = "tool_needs_loaded"
 
 MAX_PAGE = 50
 """Highest result page a search accepts (5 albums a page: 250 results)."""
@@ -153,6 +159,7 @@ def tool(
     examples: list[dict[str, Any]] | None = None,
     phrases: tuple[str, ...] = (),
     patterns: tuple[str, ...] = (),
+    needs_loaded: bool = False,
 ) -> Callable[[F], F]:
     """Mark a function as a tool with its contract metadata; returns it unchanged.
 
@@ -162,7 +169,9 @@ def tool(
     ReAct snippets for the prompt, used only when every tool they name is registered;
     `phrases` are whole utterances (zh or en, before politeness words are dropped) that
     call the tool with no arguments; `patterns` are regular expressions over the whole
-    normalised utterance whose named groups give arguments, ``#`` matching a number.
+    normalised utterance whose named groups give arguments, ``#`` matching a number;
+    `needs_loaded` says the tool can only act on a book loaded now (with nothing loaded it
+    does nothing, so it is not offered to the model then).
     """
 
     def mark(func: F) -> F:
@@ -172,6 +181,7 @@ def tool(
         setattr(func, ATTR_EXAMPLES, list(examples or []))
         setattr(func, ATTR_PHRASES, tuple(phrases))
         setattr(func, ATTR_PATTERNS, tuple(patterns))
+        setattr(func, ATTR_NEEDS_LOADED, needs_loaded)
         return func
 
     return mark

@@ -428,6 +428,7 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说暂停、停一下、等一下时用。",
+        needs_loaded=True,
         phrases=PAUSE_PHRASES,
         en="Use when the listener says pause, hold on, wait.",
         output=_PLAYING,
@@ -478,6 +479,7 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说停止、别放了、不听了、关掉时用。",
+        needs_loaded=True,
         phrases=STOP_PHRASES,
         en="Use when the listener says stop, stop playing, turn it off, that's enough.",
     )
@@ -591,6 +593,7 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户要在这一集里快进或快退时用；seconds 为秒数，relative=true 时快退用负数。",
+        needs_loaded=True,
         en="Use to skip forward or back within an episode; seconds; with relative=true, "
         "negative goes back.",
         output=result_schema(position={"type": "number", "x-role": "seconds"}),

@@ -407,3 +407,35 @@ async def test_when_nothing_worked_the_listener_hears_the_tools_own_error() -> N
     )
     turn = await run(Agent(registry, model, fast_path=False), "找一下")
     assert turn.answer == "请说书名。"
+
+
+async def test_tools_that_need_a_loaded_book_are_offered_only_when_one_is() -> None:
+    """ "Thought: 我要暂停 播放三国演义" with nothing loaded: pause cannot be the Action."""
+    from player.contract import CONTEXT, returns, tool
+
+    registry = ToolRegistry()
+
+    @tool(needs_loaded=True)
+    def pause() -> str:
+        """Pause."""
+        return "paused"
+
+    def play_book(keyword: str) -> str:
+        """Play."""
+        return "playing"
+
+    registry.add(pause)
+    registry.add(play_book)
+    for now, offered in ((None, False), ({"title": "三国演义", "state": "paused"}, True)):
+
+        @returns(CONTEXT)
+        def context(utterance: str, now=now) -> dict:
+            return {"message": "-", **({"now": now} if now else {})}
+
+        model = ScriptedModel(
+            ['Thought: x\nAction: play_book\nAction Input: {"keyword": "三国演义"}'],
+            supports_grammar=True,
+        )
+        agent = Agent(registry, model, fast_path=False, context=context)
+        await run(agent, "Thought: 我要暂停 播放三国演义")
+        assert ("t-pause " in model.history[0]["grammar"]) is offered, now

@@ -686,6 +686,9 @@ class PlayerTools:
         zh="用户说多少分钟后停止、定时关闭时用；minutes 为分钟数，0 表示取消。",
         patterns=(
             r"(?:定时)?(?P<minutes>#)分钟(?:后|以后|之后)(?:停止播放|停止|关掉|关闭|停|别放)",
+            r"再(?:放|听|播)(?P<minutes>#)分钟(?:就|然后)?(?:停止播放|停止|关掉|关闭|关|停)",
+            r"(?:give it|play(?: it)?(?: for)?|keep (?:it )?(?:going|playing)(?: for)?) another "
+            r"(?P<minutes>#) minutes?(?: (?:then|and then|and) (?:stop|turn (?:it )?off))?",
             r"(?:stop(?: playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
             r"(?: for)?) (?:in |after |for )?(?P<minutes>#) minutes?",
         ),

@@ -51,6 +51,9 @@ TOOLS = [tool_from_function(f) for f in PlayerTools.tools(PlayerTools())]
         ("有什么书", "list_albums", {}),
         ("What books do you have?", "list_albums", {}),
         ("30分钟后停止", "sleep_timer", {"minutes": 30}),
+        ("再听十分钟就关了", "sleep_timer", {"minutes": 10}),
+        ("play for another twenty minutes", "sleep_timer", {"minutes": 20}),
+        ("keep it going another 5 minutes and then stop", "sleep_timer", {"minutes": 5}),
     ],
 )
 def test_commands(utterance: str, tool: str, arguments: dict) -> None:
@@ -69,6 +72,7 @@ def test_commands(utterance: str, tool: str, arguments: dict) -> None:
         "继续播放三国演义",
         "",
         "what's playing on the radio in Beijing",
+        "再听一集就关",  # an episode, not minutes
     ],
 )
 def test_not_commands(utterance: str) -> None:

@@ -208,13 +208,21 @@ class Constraints:
         )
 
 
-def role_values(data: Any, schema: dict[str, Any] | None, role: str) -> list[Any]:
-    """The values of `data` whose field `schema` gives the ``x-role`` `role`."""
+def role_values(
+    data: Any, schema: dict[str, Any] | None, role: str, *, beside: str | None = None
+) -> list[Any]:
+    """The values of `data` whose field `schema` gives the ``x-role`` `role`; with
+    `beside`, only those with a sibling field of that role (the title beside a
+    ``playback-state`` is the loaded book's)."""
     if schema is None or data is None:
         return []
     found: list[tuple[str, Any, dict[str, Any]]] = []
     _walk(data, schema, found, {})
-    return [value for r, value, _ in found if r == role]
+    return [
+        value
+        for r, value, siblings in found
+        if r == role and (beside is None or siblings.get(beside) is not None)
+    ]
 
 
 def _walk(

@@ -22,6 +22,7 @@ from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath
 from .grammar import (
     PLAYBACK_STATE,
+    TITLE,
     Constraints,
     build_grammar,
     fold_text,
@@ -304,9 +305,14 @@ class Agent:
         if context_data is not None:
             context_schema = getattr(self.context, "tool_output_schema", None)
             constraints.learn(context_data, context_schema)
-            if context_schema and not role_values(context_data, context_schema, PLAYBACK_STATE):
-                # Nothing loaded: a tool that acts only on the loaded book can do nothing
-                # ("Thought: 我要暂停 播放三国演义" must not end in a pause of nothing).
+            loaded = role_values(context_data, context_schema, TITLE, beside=PLAYBACK_STATE)
+            fold = constraints.fold
+            other = named and not {fold(t) for t in loaded} & {fold(t) for t in named}
+            if context_schema and (not loaded or other):
+                # A tool that acts only on the loaded book can do nothing with none loaded
+                # ("Thought: 我要暂停 播放三国演义"), and is not what the listener means
+                # when they name other books only ("Action: stop 播放三体第三集" while
+                # 西游记 plays).
                 constraints.excluded |= {t.name for t in self.registry.tools() if t.needs_loaded}
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [

@@ -426,7 +426,11 @@ async def test_tools_that_need_a_loaded_book_are_offered_only_when_one_is() -> N
 
     registry.add(pause)
     registry.add(play_book)
-    for now, offered in ((None, False), ({"title": "三国演义", "state": "paused"}, True)):
+    for now, offered in (
+        (None, False),
+        ({"title": "三国演义", "state": "paused"}, True),
+        ({"title": "西游记", "state": "playing"}, False),  # another book named only
+    ):
 
         @returns(CONTEXT)
         def context(utterance: str, now=now) -> dict:
@@ -436,6 +440,12 @@ async def test_tools_that_need_a_loaded_book_are_offered_only_when_one_is() -> N
             ['Thought: x\nAction: play_book\nAction Input: {"keyword": "三国演义"}'],
             supports_grammar=True,
         )
-        agent = Agent(registry, model, fast_path=False, context=context)
+        agent = Agent(
+            registry,
+            model,
+            fast_path=False,
+            context=context,
+            catalog=lambda: ["三国演义", "西游记"],
+        )
         await run(agent, "Thought: 我要暂停 播放三国演义")
         assert ("t-pause " in model.history[0]["grammar"]) is offered, now

@@ -367,6 +367,16 @@ def test_llama_cpp_accepts_the_bounded_number_rules(vocab_gguf) -> None:
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
 
 
+def _llama_compiles(vocab_gguf, grammar: str) -> bool:
+    """llama.cpp's grammar sampler accepts `grammar` (on a vocabulary-only model)."""
+    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
+    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
 def test_an_answer_without_a_tool_must_be_grounded_in_the_players_state(vocab_gguf) -> None:
     """With `final_thought`, a Final Answer may follow only a Thought that begins with it;
     any Thought may still lead to an Action; llama.cpp compiles the grammar."""
@@ -384,10 +394,7 @@ def test_an_answer_without_a_tool_must_be_grounded_in_the_players_state(vocab_gg
     assert admitted("Thought: 播放器状态不够。\nAction: get_status\nAction Input: {}")
     plain = Matcher(build_grammar(_registry()))
     assert plain.advance(plain.start(), "Thought: 北京到上海很远。\nFinal Answer: 很远。")
-    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
-    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
-    assert sampler
-    llama_cpp.llama_sampler_free(sampler)
+    assert _llama_compiles(vocab_gguf, grammar)
 
 
 def test_a_duration_is_no_episode_number() -> None:
@@ -432,10 +439,7 @@ def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
     assert none.advance(none.start(), "Thought: x\nFinal Answer: 第五集")
     free = Matcher(build_grammar(_registry()))
     assert free.advance(free.start(), "Thought: x\nFinal Answer: 高8848米")
-    llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
-    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode(), b"root")
-    assert sampler
-    llama_cpp.llama_sampler_free(sampler)
+    assert _llama_compiles(vocab_gguf, grammar)
 
 
 def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:

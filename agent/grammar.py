@@ -255,13 +255,18 @@ def _walk(
             _walk(item, items, found, siblings, depth + 1)
 
 
+_LATIN = r"[0-9a-z\u00c0-\u024f]"
+"""A character of a Latin word after folding (the player's matcher uses the same)."""
+
+
 def _title_pattern(folded_title: str) -> str:
     """A regular expression finding a folded title in folded text at token boundaries."""
     words = re.findall(r"[^\W_]+", folded_title)
     if not words:
         return re.escape(folded_title)
     if _squash(folded_title).isascii():
-        return r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])"
+        # Chinese characters around a Latin title are a boundary too ("我想听Dune").
+        return rf"(?<!{_LATIN})" + r"[\W_]*".join(map(re.escape, words)) + rf"(?!{_LATIN})"
     return r"\s*".join(re.escape(ch) for ch in "".join(words))
 
 

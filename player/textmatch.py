@@ -48,6 +48,11 @@ STOP_WORDS = frozenset(
 """Words that are never a search keyword on their own (a one-letter word neither)."""
 
 
+LATIN_CHAR = r"[0-9a-z\u00c0-\u024f]"
+"""A character of a Latin word (ASCII letters and digits, accented Latin letters), after
+`fold`: what a Latin title may not touch to be named as whole words."""
+
+
 def title_named(title: str, text: str) -> bool:
     """True when `text` names `title` at token boundaries, after `fold`.
 
@@ -61,7 +66,9 @@ def title_named(title: str, text: str) -> bool:
     if not core.isascii():
         return len(core) >= 2 and core in normalize(text)
     words = re.findall(r"[^\W_]+", fold(title))
-    pattern = r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])"
+    # A Latin title's boundary is anything but a Latin letter or digit: Chinese characters
+    # around it are a boundary too ("我想听Dune" names Dune).
+    pattern = rf"(?<!{LATIN_CHAR})" + r"[\W_]*".join(map(re.escape, words)) + rf"(?!{LATIN_CHAR})"
     return re.search(pattern, fold(text)) is not None
 
 

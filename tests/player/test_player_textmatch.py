@@ -19,3 +19,22 @@ def test_words_that_are_no_title_match_no_title() -> None:
     assert match_score("play moby dick chapter 3", "Moby Dick") > 0
     assert match_score("holmes sherlock", "Sherlock Holmes") > 0
     assert match_score("西游记第二集", "西游记") > 0
+
+
+def test_a_latin_title_is_named_inside_chinese_text() -> None:
+    """Chinese characters around a Latin title are a word boundary; Latin letters are not.
+    The agent's grammar finds the same titles as the player's matcher."""
+    from agent.grammar import Constraints
+    from player.textmatch import title_named
+
+    for title, text, named in [
+        ("Dune", "我想听Dune", True),
+        ("Dune", "播放Dune第2集", True),
+        ("It", "放It吧", True),
+        ("Dune", "dunes", False),
+        ("It", "italy", False),
+        ("Us", "pause", False),
+        ("Émile", "我要听émile", True),
+    ]:
+        assert title_named(title, text) is named, (title, text)
+        assert bool(Constraints().mention([title], text)) is named, (title, text)

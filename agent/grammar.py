@@ -358,11 +358,11 @@ MAX_KNOWN_NUMBERS = 64
 """How many distinct numbers the answer's rule admits (the smallest kept)."""
 
 
-def _known_digits(numbers: Iterable[str]) -> set[str]:
-    """The digit strings of `numbers` the answer's rule admits: whole ASCII digit runs of
-    at most 12 characters, the `MAX_KNOWN_NUMBERS` smallest."""
+def _known_digits(numbers: Iterable[str]) -> list[str]:
+    """The digit strings of `numbers` the answer's rule admits, smallest first: whole ASCII
+    digit runs of at most 12 characters, the `MAX_KNOWN_NUMBERS` smallest."""
     valid = sorted({n for n in numbers if n.isascii() and n.isdigit() and len(n) <= 12}, key=int)
-    return set(valid[:MAX_KNOWN_NUMBERS])
+    return valid[:MAX_KNOWN_NUMBERS]
 
 
 def numbers_seen(text: str) -> set[str]:
@@ -729,20 +729,20 @@ def build_grammar(
     action = '"Action: " ( ' + " | ".join(calls) + " )" if calls else ""
     final = ""
     extra: list[str] = []
-    if allow_final:
+    known = None if answer_numbers is None else _known_digits(answer_numbers)
+    if allow_final and known is None:
         final = f'"Final Answer: " line-char{{1,{answer_chars}}}'
-        if answer_numbers is not None:
-            final = f'"Final Answer: " answer-char{{1,{answer_chars}}}'
-            known = sorted(_known_digits(answer_numbers), key=int)
-            if known:
-                final = (
-                    '"Final Answer: " ( answer-number answer-text | answer-text ) '
-                    f"( answer-number answer-text ){{0,{MAX_ANSWER_NUMBERS - 1}}} answer-number?"
-                )
-                extra += [
-                    f"answer-text ::= answer-char{{1,{answer_chars}}}",
-                    "answer-number ::= " + " | ".join(f'"{n}"' for n in known),
-                ]
+    elif allow_final and not known:
+        final = f'"Final Answer: " answer-char{{1,{answer_chars}}}'
+    elif allow_final:
+        final = (
+            '"Final Answer: " ( answer-number answer-text | answer-text ) '
+            f"( answer-number answer-text ){{0,{MAX_ANSWER_NUMBERS - 1}}} answer-number?"
+        )
+        extra += [
+            f"answer-text ::= answer-char{{1,{answer_chars}}}",
+            "answer-number ::= " + " | ".join(f'"{n}"' for n in known),
+        ]
     thought = f'line-char{{1,{thought_chars}}} "\\n"'
     if action and final and final_thought and len(final_thought) < thought_chars:
         grounded = f"{_literal(final_thought)} line-char{{0,{thought_chars - len(final_thought)}}}"

@@ -418,7 +418,7 @@ class ToolRegistry:
         return_direct = False
         data: dict[str, Any] | None = None
         message = ""
-        validated = False
+        validated = tool_error = False
         try:
             args = self.validate(name, arguments)
             raw_args = args
@@ -432,8 +432,10 @@ class ToolRegistry:
             text = result_text(value)
             ok = not _failed_value(value)
             return_direct = tool.return_direct and ok
+            tool_error = not ok
         except ToolError as exc:
             text = f"Error: {exc}"
+            tool_error = validated  # raised by the tool, not by the arguments' check
         except TimeoutError:
             limit = tool.timeout if tool and tool.timeout is not None else self.default_timeout
             text = f"Error: {name} did not finish within {limit:g} s; try again or another way"
@@ -443,7 +445,7 @@ class ToolRegistry:
             _LOGGER.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
             detail = str(exc) or type(exc).__name__
             text = f"Error: {name} failed: {detail}"
-        tool_error = validated and not ok and not text.startswith(f"Error: {name} did not finish")
+            tool_error = validated
         text = cut_text(text, self.max_observation_chars)
         elapsed = (time.perf_counter() - start) * 1000.0
         _LOGGER.info(

@@ -358,7 +358,7 @@ class Player(PlayerTools):
     async def resolve(self, keyword: str) -> AlbumDetail:
         """The album `keyword` means: an album id, else the best local, remembered or remote
         match (in that order). Raises NotFoundError."""
-        if any(keyword.startswith(s.prefix) for s in self.catalog.sources):
+        if self.is_album_id(keyword):
             return await self.album_detail(keyword)
         local = await self.catalog.search(keyword, page_size=1, remote=False)
         candidates = list(local.albums)

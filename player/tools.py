@@ -199,6 +199,10 @@ class PlayerTools:
             data["episode_title"] = title
         return data
 
+    def is_album_id(self, keyword: str) -> bool:
+        """True when `keyword` is an album id of one of the catalog's sources ("lib:…")."""
+        return any(keyword.startswith(s.prefix) for s in self.catalog.sources)
+
     def _played(self, message: str) -> dict[str, Any]:
         result: dict[str, Any] = {"message": message}
         if (now := self.now_data()) is not None:
@@ -385,7 +389,7 @@ class PlayerTools:
         try:
             detail = await self.resolve(keyword)
         except NotFoundError:
-            if any(keyword.startswith(s.prefix) for s in self.catalog.sources):
+            if self.is_album_id(keyword):
                 raise  # an album id that is gone: the model may search again
             # Nothing of that title ("给我讲个笑话" played "笑话"): nothing starts, and the
             # listener hears what can be played instead; a second search cannot help.
@@ -404,14 +408,7 @@ class PlayerTools:
         """The answer to a search that found nothing: that, and two books that can be
         played instead (the one listened to last first), so the listener is never left
         with a bare "not found" ("没有找到“笑话”相关的有声书。我只能播放书库里的书，比如…")."""
-        titles: list[str] = []
-        if (mark := self.store.last_bookmark()) is not None and mark.album_title:
-            titles.append(mark.album_title)
-        for album in await asyncio.to_thread(self.library_albums):
-            if len(titles) >= 2:
-                break
-            if album.title not in titles:
-                titles.append(album.title)
+        titles = await self._suggested_titles(2)
         if not titles:
             return say(self.language, "none_found", keyword=keyword)
         items = join_titles(self.language, titles)
@@ -751,14 +748,24 @@ class PlayerTools:
         (so the listener hears an honest "I can't" and never an invented fact). The
         example request names a book of this library: the one listened to last, else the
         library's first (``{"message", "title"?}``)."""
-        mark = self.store.last_bookmark()
-        title = mark.album_title if mark is not None else ""
-        if not title:
-            albums = await asyncio.to_thread(self.library_albums)
-            title = albums[0].title if albums else ""
-        if not title:
+        titles = await self._suggested_titles(1)
+        if not titles:
             return {"message": say(self.language, "help")}
-        return {"message": say(self.language, "help_title", title=title), "title": title}
+        return {"message": say(self.language, "help_title", title=titles[0]), "title": titles[0]}
+
+    async def _suggested_titles(self, count: int) -> list[str]:
+        """Up to `count` titles to suggest: the book listened to last, then the library's
+        first ones."""
+        titles: list[str] = []
+        if (mark := self.store.last_bookmark()) is not None and mark.album_title:
+            titles.append(mark.album_title)
+        if len(titles) < count:
+            for album in await asyncio.to_thread(self.library_albums):
+                if len(titles) >= count:
+                    break
+                if album.title not in titles:
+                    titles.append(album.title)
+        return titles
 
     def library_albums(self) -> list[Album]:
         """The albums known without network: the local library first, then remembered ones."""

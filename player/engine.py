@@ -458,6 +458,11 @@ class Playback:
             out = chunk
             if gain < 0.999:
                 out = np.clip(chunk.astype(np.float32) * gain, -32768, 32767).astype(np.int16)
+            with self._cond:
+                if self._paused or self._stopped or self._seek is not None:
+                    # it came while this chunk was decoded: not one more chunk is written
+                    pending = np.concatenate([chunk, pending])
+                    continue
             self.sink.write(out.tobytes())
             with self._cond:
                 self._frames += chunk.size // self.channels

@@ -73,6 +73,38 @@ async def test_pause_and_resume_continue_at_the_same_sample(audio_dir):
     assert sink.pcm == reference.pcm  # sample-exact continuation
 
 
+async def test_pause_while_a_chunk_is_prepared_writes_not_one_more(audio_dir):
+    """A pause that comes after the worker looked, while it decodes the next chunk (slow
+    on a busy machine), stops before that chunk: the listener hears nothing after it."""
+    path = audio_dir / "tone.flac"
+    reference = RecordingSink()
+    await play_to_end(Playback(path, reference))
+    sink = RecordingSink()
+    calls = 0
+    written_at_pause: list[int] = []
+
+    def volume() -> float:  # called once per chunk, between decoding and writing
+        nonlocal calls
+        calls += 1
+        if calls == 5:
+            written_at_pause.append(sink.frames)
+            playback.pause()
+        return 1.0
+
+    playback = Playback(path, sink, volume=volume)
+    playback.start()
+    await wait_until(lambda: playback.paused)
+    await asyncio.sleep(0.2)
+    assert written_at_pause == [sink.frames] == [4 * 2400]
+    assert playback.position == pytest.approx(4 * 2400 / 48000)
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    playback.on_event = lambda *_: loop.call_soon_threadsafe(done.set)
+    playback.resume()
+    await asyncio.wait_for(done.wait(), 10)
+    assert sink.pcm == reference.pcm  # the held chunk is played on resume, once
+
+
 class DelaySink(RecordingSink):
     """A sink reporting frames still queued, as ALSA does; drop() loses them."""
 

@@ -76,13 +76,18 @@ class Constraints:
     names: dict[str, str] = field(default_factory=dict)
     fold: Callable[[str], str] = fold_text
 
-    def quote(self, utterance: str, *, max_chars: int = 60) -> None:
+    def quote(
+        self, utterance: str, *, max_chars: int = 60, titles: Iterable[str] | None = None
+    ) -> None:
         """Admit what the listener said: titles only as spans of `utterance` (no stop
-        word, one letter, number or episode phrase such as "第五集"), episodes only as the
+        word, one letter or number, nothing of an episode phrase such as "第五集" or
+        "上一集"), episodes only as the
         numbers said (none said: the episode is left out), pages 1 and the numbers said.
 
         Chinese text gives every run of 1–12 characters, other text every run of 1–6
-        words; an utterance longer than `max_chars` leaves titles free.
+        words; an utterance longer than `max_chars` leaves titles free. With `titles` (the
+        library's), a span of one character is admitted only when it is one of them
+        ("家"; never "一" or "放").
         """
         text = utterance.strip()
         if not text:
@@ -94,8 +99,14 @@ class Constraints:
         if len(text) > max_chars:
             self.choices.pop(TITLE, None)
             return
-        for span in _spans(text):
-            if self._searchable(span):
+        single = None if titles is None else {_squash(self.fold(t)) for t in titles}
+        for part in _EPISODE_PHRASE.split(text):  # "再听一遍上一集" never gives "上一"
+            for span in _spans(part):
+                if not self._searchable(span):
+                    continue
+                if single is not None and len(key := _squash(self.fold(span))) == 1:
+                    if key not in single:
+                        continue
                 self.allow(TITLE, span)
         self.choices.setdefault(TITLE, [])
 
@@ -280,9 +291,15 @@ def _named(title: str, utterance: str, fold: Callable[[str], str]) -> bool:
 
 
 _EPISODE_PHRASE = re.compile(
-    r"第\s*[\d零〇一二两三四五六七八九十百]+\s*[集章回话]?|[\d零〇一二两三四五六七八九十百]+\s*[集章回]"
+    r"第\s*[\d零〇一二两三四五六七八九十百千几]+\s*[集章回话]?"
+    r"|[\d零〇一二两三四五六七八九十百千几]+\s*[集章回]"
+    r"|(?:[上下这那前后本每哪]|多少)\s*[一个]?\s*[集章回]"
     r"|\b(?:episode|chapter|part|section)\s+\w+"
+    r"|\b(?:next|previous|last|this|that)\s+(?:episode|chapter|part|one)\b",
+    re.IGNORECASE,
 )
+"""A phrase that names an episode, never a title: 第五集, 第几集, 12集, 上一集, 这集, 哪一集,
+多少集, chapter 4, the next episode. No keyword span contains or straddles one."""
 
 
 _MARKED_EPISODE = re.compile(
@@ -700,6 +717,7 @@ def build_grammar(
     allow_final: bool = True,
     answer_numbers: Iterable[str] | None = None,
     final_thought: str = "",
+    answer_text: str = "",
 ) -> str:
     """GBNF text for one reply: a Thought line, then one tool call or a Final Answer.
 
@@ -713,6 +731,9 @@ def build_grammar(
     `final_thought` (e.g. "播放器状态") is the start a Thought must have for a Final
     Answer to follow it while a tool call is possible: an answer without a tool is then
     only one the model grounded in the player's state.
+    `answer_text`, when given, is the only Final Answer (the loop passes the message of
+    the tool result just observed: the listener hears the data, never a retelling); the
+    model still chooses between it and another tool call.
     Raises ValueError when there are no tools and no Final Answer is allowed.
     """
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
@@ -730,7 +751,9 @@ def build_grammar(
     final = ""
     extra: list[str] = []
     known = None if answer_numbers is None else _known_digits(answer_numbers)
-    if allow_final and known is None:
+    if allow_final and answer_text.strip():
+        final = '"Final Answer: " ' + _literal(" ".join(answer_text.split()))
+    elif allow_final and known is None:
         final = f'"Final Answer: " line-char{{1,{answer_chars}}}'
     elif allow_final and not known:
         final = f'"Final Answer: " answer-char{{1,{answer_chars}}}'

@@ -294,7 +294,7 @@ class Agent:
         start_turn(self.model)
         titles = self.titles()
         constraints = Constraints(fold=self.fold)
-        constraints.quote(utterance)
+        constraints.quote(utterance, titles=titles if self.catalog is not None else None)
         # "Action: stop 播放三体第3集": the words after a label are the listener's, never an
         # Action of this turn.
         constraints.excluded |= labelled_tools(utterance, self.registry.names())
@@ -331,6 +331,10 @@ class Agent:
         schemas = {t.name: t.parameters for t in self.registry.tools()}
         last_ok: ToolResult | None = None
         last_failed: ToolResult | None = None
+        # The result just observed, when it succeeded with a message: a Final Answer now is
+        # that message (the data itself; a small model's retelling of it named the book of
+        # an example, or the author for the title).
+        observed: ToolResult | None = None
         succeeded: dict[str, ToolResult] = {}
         failed: dict[str, ToolResult] = {}
         # Tools without arguments already called this turn: calling again cannot help,
@@ -361,6 +365,7 @@ class Agent:
                     # No tool result yet: an answer now can only be one read from the
                     # player's state, and its Thought says so ("播放器状态里…").
                     final_thought="" if succeeded or failed else STATE_THOUGHT[self.language],
+                    answer_text=observed.message if observed is not None else "",
                 )
             step_start = time.perf_counter()
             try:
@@ -437,6 +442,8 @@ class Agent:
                 step.answer = _without_ids(reply.answer, constraints.names)
                 self._record(turn, step, on_step)
                 turn.answer = step.answer or text["ok"]
+                if observed is not None:
+                    turn.answer = observed.message  # the same with the grammar on
                 own = last_failed is not None and last_failed.tool_error and not succeeded
                 if own and (spoken := _spoken(last_failed, self.language)) != text["rounds"]:
                     # Nothing worked this turn: the listener hears the tool's own error, a
@@ -482,6 +489,7 @@ class Agent:
             if result.return_direct:
                 turn.answer = _spoken(result, self.language)
                 return
+            observed = result if result.ok and result.message.strip() else None
             if result.ok:
                 succeeded[call_key] = result
                 succeeded[_call_key(reply.tool, result.arguments)] = result

@@ -116,6 +116,10 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     name = normalize(title)
     if key == name:
         return EXACT
+    if len(key) == 1:
+        # One character ("家", "一") names only the title of that one character: inside a
+        # longer title it is a letter of another word (一 of 一千零一夜, 家 of 家春秋).
+        return 0
     if name.startswith(key):
         return PREFIX
     if key in name:

@@ -81,7 +81,8 @@ STATUS_PHRASES = (
     "what episode is this", "which chapter is this", "what chapter is this",
     "what chapter am i on", "which chapter am i on", "what episode am i on",
     "which episode am i on", "what chapter are we on", "what episode are we on",
-    "what book is this", "what is this book", "what's this book",
+    "what book is this", "what is this book", "what's this book", "第几集", "哪一集", "第几章",
+    "第几回", "到第几集", "到哪一集",
 )  # fmt: skip
 NEXT_PHRASES = (
     "下一集", "下一章", "播放下一集", "放下一集", "听下一集", "换下一集", "下一回", "next",
@@ -682,7 +683,8 @@ class PlayerTools:
         return_direct=True,
         zh="用户说多少分钟后停止、定时关闭时用；minutes 为分钟数，0 表示取消。",
         patterns=(
-            r"(?:定时)?(?P<minutes>#)分钟(?:后|以后|之后)(?:停止播放|停止|关掉|关闭|停|别放)",
+            r"(?:定时|再过|过)?(?P<minutes>#)分钟(?:后|以后|之后)?(?:就|再)?(?:自动)?"
+            r"(?:停止播放|停止|关掉|关闭|关|停|别放)",
             r"再(?:放|听|播)(?P<minutes>#)分钟(?:就|然后)?(?:停止播放|停止|关掉|关闭|关|停)",
             r"(?:give it|play(?: it)?(?: for)?|keep (?:it )?(?:going|playing)(?: for)?) another "
             r"(?P<minutes>#) minutes?(?: (?:then|and then|and) (?:stop|turn (?:it )?off))?",
@@ -736,11 +738,12 @@ class PlayerTools:
 
     @tool(
         return_direct=True,
-        zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、常识、距离、笑话、唱歌、比赛、算数、"
-        "聊天）时用。",
+        zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、常识、距离、时间、闹钟、提醒、"
+        "打电话、购物、笑话、唱歌、比赛、算数、聊天）时用。",
         phrases=HELP_PHRASES,
         en="Use when the listener asks what you can do, or for anything that is not about "
-        "audiobooks (weather, news, facts, distances, jokes, songs, sports, sums, chat).",
+        "audiobooks (weather, news, facts, distances, the time, alarms, reminders, calls, "
+        "shopping, jokes, songs, sports, sums, chat).",
         output=result_schema(title={"type": "string"}),
     )
     async def help(self) -> dict[str, Any]:

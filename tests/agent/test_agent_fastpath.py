@@ -52,6 +52,10 @@ TOOLS = [tool_from_function(f) for f in PlayerTools.tools(PlayerTools())]
         ("What books do you have?", "list_albums", {}),
         ("30分钟后停止", "sleep_timer", {"minutes": 30}),
         ("再听十分钟就关了", "sleep_timer", {"minutes": 10}),
+        ("过十分钟关掉", "sleep_timer", {"minutes": 10}),
+        ("再过五分钟就停", "sleep_timer", {"minutes": 5}),
+        ("二十分钟以后自动关闭", "sleep_timer", {"minutes": 20}),
+        ("到第几集了", "get_status", {}),
         ("play for another twenty minutes", "sleep_timer", {"minutes": 20}),
         ("keep it going another 5 minutes and then stop", "sleep_timer", {"minutes": 5}),
     ],
@@ -73,6 +77,8 @@ def test_commands(utterance: str, tool: str, arguments: dict) -> None:
         "",
         "what's playing on the radio in Beijing",
         "再听一集就关",  # an episode, not minutes
+        "过两分钟播放西游记",
+        "西游记第几集",
     ],
 )
 def test_not_commands(utterance: str) -> None:

@@ -209,6 +209,40 @@ def test_keywords_are_spans_of_the_utterance_or_titles_in_data() -> None:
     assert "title" not in free.choices
 
 
+def test_no_keyword_is_part_of_an_episode_phrase() -> None:
+    """ "上一" of 上一集 or "第几" of 第几集 is never searched as a title: the spans are taken
+    around episode phrases, not across them."""
+    for utterance, banned, kept in [
+        ("再听一遍上一集", {"上一", "一集", "遍上", "再听一遍上"}, {"再听一遍"}),
+        ("第几集了", {"第几", "几集", "第几集", "集了"}, set()),
+        ("这集听过了，放下一集", {"这集", "下一", "放下一", "下一集"}, {"听过了"}),
+        ("西游记有多少集", {"多少", "有多少", "少集"}, {"西游记"}),
+        ("play the next episode of Dune", {"next", "the next", "next episode"}, {"Dune"}),
+        ("skip to chapter 10 of It", {"chapter", "10"}, {"It"}),
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        titles = set(constraints.choices["title"])
+        assert not banned & titles, (utterance, banned & titles)
+        assert kept <= titles, utterance
+
+
+def test_one_character_is_a_keyword_only_when_it_is_a_title() -> None:
+    """With the library's titles, "家" stays a keyword of "播放家" but "一", "放" or "听" of
+    "再听一遍上一集" do not; without titles (no catalog) one character stays admitted."""
+    titles = ["家", "西游记", "一千零一夜"]
+    constraints = Constraints()
+    constraints.quote("播放家", titles=titles)
+    assert "家" in constraints.choices["title"] and "放" not in constraints.choices["title"]
+    constraints = Constraints()
+    constraints.quote("再听一遍上一集", titles=titles)
+    chosen = constraints.choices["title"]
+    assert not {"一", "再", "听", "遍"} & set(chosen) and "再听一遍" in chosen
+    free = Constraints()
+    free.quote("再听一遍上一集")
+    assert "一" in free.choices["title"]
+
+
 def test_counts_are_small_positive_integers() -> None:
     text = build_grammar(_registry())
     assert '"\\"section\\"" ws ":" ws json-count' in text
@@ -439,6 +473,26 @@ def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
     assert none.advance(none.start(), "Thought: x\nFinal Answer: 第五集")
     free = Matcher(build_grammar(_registry()))
     assert free.advance(free.start(), "Thought: x\nFinal Answer: 高8848米")
+    assert _llama_compiles(vocab_gguf, grammar)
+
+
+def test_after_a_result_the_answer_is_its_message(vocab_gguf) -> None:
+    """With `answer_text`, the Final Answer is that sentence exactly (quotes and all); a
+    tool call stays possible; llama.cpp compiles it."""
+    from agent.gbnf import Matcher
+
+    message = '有鬼吹灯（天下霸唱），10集。"书"'
+    grammar = build_grammar(_registry(), answer_text=message, answer_numbers={"10"})
+    matcher = Matcher(grammar)
+
+    def complete(text: str) -> bool:
+        state = matcher.advance(matcher.start(), text)
+        return bool(state) and matcher.complete(state)
+
+    assert complete("Thought: 数据里有。\nFinal Answer: " + message)
+    assert not complete("Thought: 数据里有。\nFinal Answer: 聊斋一共有10集。")
+    assert not complete("Thought: 数据里有。\nFinal Answer: 有鬼吹灯")  # the whole sentence
+    assert complete("Thought: 再播。\nAction: get_status\nAction Input: {}")
     assert _llama_compiles(vocab_gguf, grammar)
 
 

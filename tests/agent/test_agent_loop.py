@@ -38,7 +38,9 @@ async def test_action_then_final_answer() -> None:
     library = FakeLibrary()
     model = ScriptedModel([PLAY, "Thought: 好了。\nFinal Answer: 开始播放西游记第二集。"])
     turn = await run(_agent(model, library), "播放西游记第2集")
-    assert turn.answer == "开始播放西游记第二集。"
+    # The listener hears the result's own message; the model's retelling stays in the trace.
+    assert turn.answer == "Now playing 西游记, episode 2."
+    assert turn.steps[-1].answer == "开始播放西游记第二集。"
     assert library.calls == [("play_book", {"keyword": "西游记", "section": 2})]
     assert [s.kind for s in turn.steps] == [StepKind.ACTION, StepKind.FINAL]
     observation = turn.steps[0].observation
@@ -313,7 +315,9 @@ async def test_trace_records_every_step(tmp_path) -> None:
     agent = _agent(model, trace=TraceWriter(tmp_path))
     await run(agent, "播放西游记第2集")
     [turn] = read_last(tmp_path, 5)
-    assert turn["utterance"] == "播放西游记第2集" and turn["answer"] == "好"
+    assert turn["utterance"] == "播放西游记第2集"
+    assert turn["answer"] == "Now playing 西游记, episode 2."  # the result's message
+    assert turn["steps"][-1]["answer"] == "好"
     assert turn["steps"][0]["action"] == "play_book"
     assert turn["steps"][0]["backend"] == "local" and turn["steps"][0]["tokens"] == 20
     assert "model" in turn["steps"][0]["ms"]
@@ -367,9 +371,16 @@ async def test_examples_that_do_not_fit_the_context_are_left_out(caplog) -> None
 async def test_an_answer_may_state_only_numbers_the_turn_was_given() -> None:
     """The Final Answer's digits are those of the utterance, the state and the
     observations; a number the model wrote in its own Thought is not among them."""
+    registry = ToolRegistry()
+
+    def search_album(keyword: str) -> str:
+        """Search; a plain-text result, no message to speak."""
+        return f"{keyword}: 100集，每集25分钟"
+
+    registry.add(search_album)
     search = 'Thought: 珠峰高8848米。\nAction: search_album\nAction Input: {"keyword": "西游记"}'
     model = ScriptedModel([search, "Thought: 好了。\nFinal Answer: 好"], supports_grammar=True)
-    await run(_agent(model), "西游记第7集有多长")
+    await run(Agent(registry, model, fast_path=False), "西游记第7集有多长")
     first, second = (h["grammar"] for h in model.history)
     rule = next(line for line in second.splitlines() if line.startswith("answer-number ::="))
     observation = model.history[1]["messages"][-1]["content"]
@@ -377,6 +388,26 @@ async def test_an_answer_may_state_only_numbers_the_turn_was_given() -> None:
     assert "7" in numbers and "8848" not in numbers
     assert set(re.findall(r"\d+", observation)) <= numbers
     assert 'answer-number ::= "7"' in first  # before any result: what was said only
+
+
+async def test_after_a_result_the_listener_hears_its_message() -> None:
+    """A Final Answer right after a successful result with a message is that message: the
+    grammar admits only it, and a model without the grammar is overruled (its words stay
+    in the trace). After a failed call the model's answer is free again."""
+    search = 'Thought: 查一下。\nAction: search_album\nAction Input: {"keyword": "西游记"}'
+    model = ScriptedModel([search, "Thought: 好。\nFinal Answer: 聊斋一共10集。"],
+                          supports_grammar=True)  # fmt: skip
+    turn = await run(_agent(model), "西游记有几集")
+    message = json.loads(turn.steps[0].observation)["message"]
+    assert turn.answer == message and turn.steps[-1].answer == "聊斋一共10集。"
+    second = model.history[1]["grammar"]
+    assert '"Final Answer: " ' + json.dumps(message, ensure_ascii=False) in second
+    assert "answer-number ::=" not in second
+    first = model.history[0]["grammar"]
+    assert "answer-number ::=" in first or "answer-char" in first
+    plain = ScriptedModel([search, "Thought: 好。\nFinal Answer: 聊斋一共10集。"])
+    turn = await run(_agent(plain), "西游记有几集")
+    assert turn.answer == message
 
 
 async def test_when_nothing_worked_the_listener_hears_the_tools_own_error() -> None:

@@ -304,7 +304,8 @@ async def test_local_then_remote_on_local_failure(api, remote) -> None:
     model = build_model("local-then-remote", local, remote)
     agent = Agent(plain_registry(library), model, fast_path=False)
     turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
-    assert turn.answer == "已暂停" and library.calls == [("pause", {})]
+    assert turn.answer == "Paused." and library.calls == [("pause", {})]  # its message
+    assert turn.steps[-1].answer == "已暂停"
     assert [s.backend for s in turn.steps] == ["remote", "remote"]
     assert turn.backend == "remote"
 
@@ -486,7 +487,8 @@ async def test_native_tool_calls_through_the_agent(api) -> None:
     assert action.kind == StepKind.ACTION and action.action == "search_album"
     assert action.thought == "先查一下" and "st03" in action.observation
     assert "st03" in api.requests[1]["messages"][-1]["content"]  # the observation went back
-    assert turn.answer == "有三体，共30集。"
+    assert turn.answer == "Found: 三体, 30 episodes"  # the result's message is spoken
+    assert turn.steps[-1].answer == "有三体，共30集。"
 
 
 async def test_plain_remote_text_is_never_spoken(api) -> None:
@@ -602,7 +604,8 @@ async def test_stalled_remote_does_not_come_back_within_the_turn(api) -> None:
         turn = await asyncio.wait_for(agent.run("请暂停一下吧"), timeout=10)
     finally:
         await model.close()
-    assert turn.answer == "停了" and len(api.requests) == 1
+    assert turn.answer == "Paused." and len(api.requests) == 1
+    assert turn.steps[-1].answer == "停了"
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])

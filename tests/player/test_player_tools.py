@@ -264,9 +264,13 @@ async def test_a_search_names_the_album_of_that_very_title_first(make_player, tm
     make_album(root, "家", ["第一集", "第二集", "第三集", "第四集"])
     make_album(root, "老舍的家", ["第一集", "第二集"])
     player = await make_player(library_paths=[root])
-    found = await bounded(player.search_album("家"))
-    assert found["albums"][0]["title"] == "家" and found["total"] == 3
-    assert found["message"] == "有家，4集；另有2个相关专辑"  # its count, not "3 albums"
+    found = await bounded(player.search_album("家春秋"))
+    assert found["message"] == "有家春秋，1集"
+    found = await bounded(player.search_album("家"))  # one character: that title only
+    assert [a["title"] for a in found["albums"]] == ["家"] and found["total"] == 1
+    assert found["message"] == "有家，4集"  # its count, not "1 album"
+    with pytest.raises(NotFoundError):
+        await bounded(player.search_album("春"))  # a letter of 家春秋, not a title
     only = await bounded(player.search_album("老舍的家"))
     assert only["message"] == "有老舍的家，2集"
     partial = await bounded(player.search_album("家春"))

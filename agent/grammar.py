@@ -36,6 +36,7 @@ __all__ = ["Constraints", "build_grammar", "fold_text"]
 
 _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
+SECONDS, MINUTES = "seconds", "minutes"
 PLAYBACK_STATE = "playback-state"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
 _STOP_WORDS = frozenset(
@@ -96,6 +97,12 @@ class Constraints:
         self.choices[EPISODE] = sorted(set(said))
         self.choices[PAGE] = sorted({1, *said})
         self._episode_said(text, said)
+        seconds = durations_said(text)
+        if seconds:
+            # "快进三十秒" seeks 30 s, never the 120 of an example; "半小时" is 30 minutes.
+            # Nothing said ("快进一点"): the amount stays the model's, within the bounds.
+            self.choices[SECONDS] = sorted({0, *seconds, *(-v for v in seconds)})
+            self.choices[MINUTES] = sorted({0, *(v // 60 for v in seconds if v % 60 == 0)})
         if len(text) > max_chars:
             self.choices.pop(TITLE, None)
             return
@@ -361,6 +368,79 @@ _PRONOUN_ONE = re.compile(
     r"|\bone\s+(?:more|of)\b",
     re.IGNORECASE,
 )
+_CN_NUMERAL = "零〇一二两三四五六七八九十百"
+_DURATION_PART = re.compile(
+    rf"(?P<n>\d+(?:\.\d+)?|[{_CN_NUMERAL}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
+    r"(?P<unit>小时|钟头|刻钟|分钟|分|秒钟|秒)(?P<half2>半)?"
+    r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
+    r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
+    r"(?P<and_half2>\s+and\s+a\s+half)?"
+    r"|\b(?P<half_en>half\s+an?\s+(?P<half_unit>hour|minute))\b"
+    r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
+    r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
+    re.IGNORECASE,
+)
+_UNIT_SECONDS = {"小时": 3600, "钟头": 3600, "刻钟": 900, "分钟": 60, "分": 60, "秒钟": 1,
+                 "秒": 1, "hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1,
+                 "sec": 1}  # fmt: skip
+
+
+def _amount(text: str | None) -> float | None:
+    """The number `text` says: digits, a Chinese numeral, an English word, "a"/"an"."""
+    from .fastpath import chinese_number
+
+    if not text:
+        return 1.0  # "半小时", "小时" alone: one unit (the half is added by the caller)
+    word = text.strip().lower()
+    if word in ("a", "an"):
+        return 1.0
+    try:
+        return float(word)
+    except ValueError:
+        pass
+    if word in _EN_NUMBERS:
+        return float(_EN_NUMBERS[word])
+    value = chinese_number(word)
+    return None if value is None else float(value)
+
+
+def durations_said(text: str) -> set[int]:
+    """The durations `text` states, in whole seconds: "三十秒" 30, "两分钟" 120, "半小时"
+    1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800, "5:30" 330,
+    and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Empty when
+    no duration is said."""
+    found: set[int] = set()
+    previous_end, running = -2, 0.0
+    for match in _DURATION_PART.finditer(text):
+        if match.group("clock"):
+            parts = [int(p) for p in match.group("clock").split(":")]
+            value = 0.0
+            for part in parts:
+                value = value * 60 + part
+        elif match.group("half_en"):
+            value = 1800.0 if match.group("half_unit").lower() == "hour" else 30.0
+        elif match.group("quarter"):
+            value = 900.0
+        else:
+            unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
+            number = _amount(match.group("n") if match.group("unit") else match.group("en"))
+            if number is None:
+                continue
+            half = bool(match.group("half") or match.group("half2") or match.group("and_half")
+                        or match.group("and_half2"))  # fmt: skip
+            if match.group("unit") and match.group("half") == "半" and not match.group("n"):
+                number = 0.0  # "半小时": half of one unit, not one and a half
+            value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
+        if value <= 0:
+            continue
+        joined = text[previous_end : match.start()].strip(" 零又和and,，") == ""
+        running = running + value if joined and previous_end >= 0 else value
+        previous_end = match.end()
+        found.add(round(value))
+        found.add(round(running))
+    return found
+
+
 _DURATION = re.compile(
     r"[\d零〇一二两三四五六七八九十百半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
     r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",

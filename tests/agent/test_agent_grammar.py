@@ -243,6 +243,38 @@ def test_one_character_is_a_keyword_only_when_it_is_a_title() -> None:
     assert "一" in free.choices["title"]
 
 
+def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
+    """Seconds and minutes come from the durations the listener said (either sign for a
+    seek, 0 to cancel); nothing said leaves the amount free; llama.cpp compiles it."""
+    from agent.gbnf import Matcher
+    from agent.grammar import durations_said
+
+    assert durations_said("快进三十秒") == {30}
+    assert durations_said("半小时后关掉") == {1800}
+    assert durations_said("一个半小时后停") == {5400}
+    assert durations_said("stop in half an hour") == {1800}
+    assert durations_said("三分二十秒") == {180, 20, 200}
+    assert durations_said("跳到5:30") == {330}
+    assert durations_said("播放西游记第3集") == set()
+    constraints = Constraints()
+    constraints.quote("快进三十秒")
+    grammar = build_grammar(_registry(), constraints=constraints)
+    matcher = Matcher(grammar)
+    assert _admits(matcher, "seek", '{"seconds": 30}')
+    assert _admits(matcher, "seek", '{"seconds": -30}')
+    assert not _admits(matcher, "seek", '{"seconds": 120}')
+    assert _llama_compiles(vocab_gguf, grammar)
+    timer = Constraints()
+    timer.quote("半小时后关掉")
+    matcher = Matcher(build_grammar(_registry(), constraints=timer))
+    assert _admits(matcher, "sleep_timer", '{"minutes": 30}')
+    assert not _admits(matcher, "sleep_timer", '{"minutes": 3}')
+    free = Constraints()
+    free.quote("快进一点")
+    matcher = Matcher(build_grammar(_registry(), constraints=free))
+    assert _admits(matcher, "seek", '{"seconds": 45}')
+
+
 def test_counts_are_small_positive_integers() -> None:
     text = build_grammar(_registry())
     assert '"\\"section\\"" ws ":" ws json-count' in text

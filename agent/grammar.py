@@ -407,8 +407,12 @@ def _amount(text: str | None) -> float | None:
 def durations_said(text: str) -> set[int]:
     """The durations `text` states, in whole seconds: "三十秒" 30, "两分钟" 120, "半小时"
     1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800, "5:30" 330,
-    and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Empty when
-    no duration is said."""
+    and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Numbers said
+    as words are read first ("forty five minutes" is 45 minutes, never 5). Empty when no
+    duration is said ("小时候", "部分": a unit without a number is none)."""
+    from .spoken_numbers import normalize
+
+    text = normalize(text)
     found: set[int] = set()
     previous_end, running = -2, 0.0
     for match in _DURATION_PART.finditer(text):
@@ -428,7 +432,9 @@ def durations_said(text: str) -> set[int]:
                 continue
             half = bool(match.group("half") or match.group("half2") or match.group("and_half")
                         or match.group("and_half2"))  # fmt: skip
-            if match.group("unit") and match.group("half") == "半" and not match.group("n"):
+            if match.group("unit") and not match.group("n"):
+                if match.group("half") != "半":
+                    continue  # a unit alone: "小时候", "部分"
                 number = 0.0  # "半小时": half of one unit, not one and a half
             value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
         if value <= 0:

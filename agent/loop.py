@@ -345,7 +345,8 @@ class Agent:
             if cancel.is_set():
                 turn.cancelled = True
                 return
-            self._take_injections(turn, messages, on_step, constraints)
+            if self._take_injections(turn, messages, on_step, constraints):
+                observed = None  # the listener spoke since: the answer is the model's again
             user_index = self._fit(messages, user_index)
             grammar = None
             if self.grammar and self.model.supports_grammar:
@@ -558,11 +559,15 @@ class Agent:
         messages: list[dict[str, str]],
         on_step: StepCallback | None,
         constraints: Constraints | None = None,
-    ) -> None:
+    ) -> bool:
+        """Move the listener's corrections into the messages; True when there were any."""
+        taken = False
         while self._injections:
+            taken = True
             correction = self._injections.popleft()
             if constraints is not None:
-                constraints.quote(correction)
+                single = self._titles if self.catalog is not None else None
+                constraints.quote(correction, titles=single)
                 constraints.mention(self._titles, correction)
             content = observation_message(correction, language=self.language, injected=True)
             if messages[-1]["role"] == "user":
@@ -573,6 +578,7 @@ class Agent:
                 len(turn.steps) + 1, StepKind.INJECTED, backend="human", observation=correction
             )
             self._record(turn, step, on_step)
+        return taken
 
     def _count(self, text: str) -> int:
         counter = getattr(self.model, "count_tokens", None)

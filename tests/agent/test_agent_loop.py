@@ -208,6 +208,8 @@ async def test_injection_reaches_the_running_turn() -> None:
     assert (
         'Observation: {"message": "Now playing' in last_user and "不对，我要的是第5集" in last_user
     )
+    # The listener spoke after the result: the answer is the model's, not the result's.
+    assert turn.answer == "好的，第5集"
 
 
 async def test_injection_waits_for_the_next_turn() -> None:

@@ -82,8 +82,8 @@ class Constraints:
     ) -> None:
         """Admit what the listener said: titles only as spans of `utterance` (no stop
         word, one letter or number, nothing of an episode phrase such as "第五集" or
-        "上一集"), episodes only as the
-        numbers said (none said: the episode is left out), pages 1 and the numbers said.
+        "上一集" or of a duration such as "30 seconds"), episodes only as the numbers
+        said (none said: the episode is left out), pages 1 and the numbers said.
 
         Chinese text gives every run of 1–12 characters, other text every run of 1–6
         words; an utterance longer than `max_chars` leaves titles free. With `titles` (the
@@ -107,7 +107,7 @@ class Constraints:
             self.choices.pop(TITLE, None)
             return
         single = None if titles is None else {_squash(self.fold(t)) for t in titles}
-        for part in _EPISODE_PHRASE.split(text):  # "再听一遍上一集" never gives "上一"
+        for part in _NOT_TITLE.split(text):  # "再听一遍上一集" never gives "上一"
             for span in _spans(part):
                 if not self._searchable(span):
                     continue
@@ -452,6 +452,8 @@ _DURATION = re.compile(
     r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",
     re.IGNORECASE,
 )
+_NOT_TITLE = re.compile(f"{_EPISODE_PHRASE.pattern}|{_DURATION.pattern}", re.IGNORECASE)
+"""What no keyword span contains or straddles: an episode phrase or a duration."""
 
 
 MAX_ANSWER_NUMBERS = 6

@@ -209,7 +209,7 @@ def test_keywords_are_spans_of_the_utterance_or_titles_in_data() -> None:
     assert "title" not in free.choices
 
 
-def test_no_keyword_is_part_of_an_episode_phrase() -> None:
+def test_no_keyword_is_part_of_an_episode_phrase_or_a_duration() -> None:
     """ "上一" of 上一集 or "第几" of 第几集 is never searched as a title: the spans are taken
     around episode phrases, not across them."""
     for utterance, banned, kept in [
@@ -219,6 +219,9 @@ def test_no_keyword_is_part_of_an_episode_phrase() -> None:
         ("西游记有多少集", {"多少", "有多少", "少集"}, {"西游记"}),
         ("play the next episode of Dune", {"next", "the next", "next episode"}, {"Dune"}),
         ("skip to chapter 10 of It", {"chapter", "10"}, {"It"}),
+        ("skip ahead 30 seconds", {"30 seconds", "seconds", "ahead 30"}, {"skip ahead"}),
+        ("快进三十秒", {"三十秒", "秒", "进三十"}, {"快进"}),
+        ("play Dune for ten minutes", {"ten minutes", "Dune for ten"}, {"Dune"}),
     ]:
         constraints = Constraints()
         constraints.quote(utterance)

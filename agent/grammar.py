@@ -408,7 +408,7 @@ def durations_said(text: str) -> set[int]:
     """The durations `text` states, in whole seconds: "三十秒" 30, "两分钟" 120, "半小时"
     1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800, "5:30" 330,
     and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Numbers said
-    as words are read first ("forty five minutes" is 45 minutes, never 5). Empty when no
+    as words are read first ("twenty five minutes" is 25 minutes, never 5). Empty when no
     duration is said ("小时候", "部分": a unit without a number is none)."""
     from .spoken_numbers import normalize
 

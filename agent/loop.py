@@ -211,6 +211,10 @@ class Agent:
 
         `cancel` set by a button press stops generation between tokens and returns with
         ``cancelled=True``. `on_step` is called with each `Step` as it completes.
+
+        The spoken ``answer`` is, in this order: a return-direct tool's message; the
+        message of the result observed just before the Final Answer; the tool's own error
+        when nothing worked; else the model's Final Answer, album ids replaced by titles.
         """
         start = time.perf_counter()
         turn = TurnResult(utterance=utterance, answer="")

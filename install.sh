@@ -212,6 +212,9 @@ else
   if PROBED="$("${PROBE[@]}" 2>&1)"; then
     printf '%s\n' "$PROBED" | sed 's/^/    /'
     CHOICE="$(printf '%s\n' "$PROBED" | sed -n 's/^llm: //p')"
+    if [ "$MODE" = dev ] && [ "$CHOICE" != "$SMALL_LLM" ]; then
+      say "--dev runs $SMALL_LLM (the ci profile it fetched); $CHOICE is the choice for a device install on this machine"
+    fi
     if [ "$MODE" = system ] && [ "$CHOICE" = "$SMALL_LLM" ]; then
       if [ "$CONFIG_NEW" = 1 ]; then
         say "this machine decodes too slowly for the 1.5B: fetching $SMALL_LLM"

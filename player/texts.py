@@ -70,6 +70,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "no_album": ("没有这个专辑，请先搜索书名", "No such album; search for the title first"),
     "which_book": ("想听哪一本？书库里有{total}本书，比如{items}", "Which book would you like? The library has {total}, such as {items}"),
     "library": ("书库里有{total}本书，有{items}", "The library has {total} books, such as {items}"),
+    "which_book_one": ("想听哪一本？书库里有一本书：{items}", "Which book would you like? The library has one: {items}"),
+    "library_one": ("书库里有一本书：{items}", "The library has one book: {items}"),
     "library_empty": ("书库里还没有书", "The library has no books yet"),
     "corrupt": ("{album}第{section}集的文件坏了，已从缓存删除", "The file of {album} episode {section} is corrupt and was removed from the cache"),
     "corrupt_local": ("{album}第{section}集的文件坏了，无法播放", "The file of {album} episode {section} is corrupt and cannot be played"),

@@ -40,7 +40,7 @@ from .errors import BadInputError, NotFoundError
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
 from .textmatch import fold, is_stop_word, normalize, title_named
-from .texts import clock, episode_title, join_titles, say, title_part
+from .texts import MESSAGES, clock, episode_title, join_titles, say, title_part
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -733,6 +733,8 @@ class PlayerTools:
         with their data (``{"message", "albums", "total"}``)."""
         shown = albums[:count]
         items = join_titles(self.language, [a.title for a in shown], more=len(albums) > count)
+        if len(albums) == 1 and f"{key}_one" in MESSAGES:
+            key = f"{key}_one"  # "one book: …", never "1 books"
         return {"message": say(self.language, key, total=len(albums), items=items),
                 "albums": [album_data(a) for a in shown], "total": len(albums)}  # fmt: skip
 

@@ -258,6 +258,16 @@ async def test_help_in_an_empty_library_names_no_book(make_player, tmp_path):
     assert set(result) == {"message"} and "“播放”加书名" in result["message"]
 
 
+async def test_a_library_of_one_book_is_said_as_one(make_player, tmp_path):
+    root = tmp_path / "books"
+    make_album(root, "家", ["第一集"])
+    player = await make_player(library_paths=[root])
+    listed = await bounded(player.list_albums())
+    assert listed["message"] == "书库里有一本书：家" and listed["total"] == 1
+    which = await bounded(player.play_book())
+    assert which["message"] == "想听哪一本？书库里有一本书：家"
+
+
 async def test_a_search_names_the_album_of_that_very_title_first(make_player, tmp_path):
     root = tmp_path / "books"
     make_album(root, "家春秋", ["第一集"])

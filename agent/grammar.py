@@ -380,17 +380,17 @@ _DURATION_PART = re.compile(
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
     re.IGNORECASE,
 )
+_JOINER = re.compile(r"\s*(?:零|又|和|and|,|，)?\s*", re.IGNORECASE)
+"""What may stand between two parts of one duration ("三分二十秒", "1 minute and 30 seconds")."""
 _UNIT_SECONDS = {"小时": 3600, "钟头": 3600, "刻钟": 900, "分钟": 60, "分": 60, "秒钟": 1,
                  "秒": 1, "hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1,
                  "sec": 1}  # fmt: skip
 
 
-def _amount(text: str | None) -> float | None:
+def _amount(text: str) -> float | None:
     """The number `text` says: digits, a Chinese numeral, an English word, "a"/"an"."""
     from .fastpath import chinese_number
 
-    if not text:
-        return 1.0  # "半小时", "小时" alone: one unit (the half is added by the caller)
     word = text.strip().lower()
     if word in ("a", "an"):
         return 1.0
@@ -427,19 +427,21 @@ def durations_said(text: str) -> set[int]:
             value = 900.0
         else:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
-            number = _amount(match.group("n") if match.group("unit") else match.group("en"))
+            said = match.group("n") if match.group("unit") else match.group("en")
+            if said:
+                number = _amount(said)
+            elif match.group("half") == "半":
+                number = 0.0  # "半小时": half of one unit, not one and a half
+            else:
+                continue  # a unit alone: "小时候", "部分"
             if number is None:
                 continue
             half = bool(match.group("half") or match.group("half2") or match.group("and_half")
                         or match.group("and_half2"))  # fmt: skip
-            if match.group("unit") and not match.group("n"):
-                if match.group("half") != "半":
-                    continue  # a unit alone: "小时候", "部分"
-                number = 0.0  # "半小时": half of one unit, not one and a half
             value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
         if value <= 0:
             continue
-        joined = text[previous_end : match.start()].strip(" 零又和and,，") == ""
+        joined = _JOINER.fullmatch(text[previous_end : match.start()]) is not None
         running = running + value if joined and previous_end >= 0 else value
         previous_end = match.end()
         found.add(round(value))

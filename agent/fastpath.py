@@ -24,11 +24,14 @@ _LOGGER = logging.getLogger(__name__)
 __all__ = ["FastMatch", "FastPath", "chinese_number", "number_value"]
 
 _POLITE_ZH = re.compile(
-    r"^(?:请你|请|麻烦|帮我|给我|小听小听|小听)+|(?:一下子|一下|吧|了|啊|呀|哦|呢|嘛|好吗|谢谢)+$"
+    r"^(?:嗯+|呃+|哎+|那个|好的|好了|那|请你|请|麻烦你|麻烦|帮我|给我|你能不能|能不能|可不可以|"
+    r"你可以|小听小听|小听)+"
+    r"|(?:一下子|一下|吧|了|啊|呀|哦|呢|嘛|啦|哈|呗|好吗|好不好|行吗|行不行|可以吗|谢谢|谢了)+$"
 )
 _POLITE_EN = re.compile(
-    r"^(?:(?:hey |ok |okay )?xiaoting,? |please |can you |could you |would you )+|"
-    r"(?: please| now| thanks| thank you)+$"
+    r"^(?:(?:hey |ok |okay )?xiaoting,? |please |can you |could you |would you |um |uh |"
+    r"ok so |okay so |so |well |alright |all right |oh |hey |ok |okay )+|"
+    r"(?: please| now| right now| for me| thanks| thank you| ok| okay)+$"
 )
 _PUNCT = re.compile(r"[\s,.!?;:，。！？；：、~～…\"'“”‘’]+")
 

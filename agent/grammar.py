@@ -36,7 +36,7 @@ __all__ = ["Constraints", "build_grammar", "fold_text"]
 
 _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
-SECONDS, MINUTES = "seconds", "minutes"
+SECONDS, MINUTES, PERCENT = "seconds", "minutes", "percent"
 PLAYBACK_STATE = "playback-state"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
 _STOP_WORDS = frozenset(
@@ -44,6 +44,24 @@ _STOP_WORDS = frozenset(
     "书 本 集 的 我 你 他 它 这 那 有声书 故事 专辑 小说".split()
 )
 """Words never admitted as a title on their own (one Latin letter neither)."""
+_FUNCTION_CHARS = frozenset(
+    "的了这那个一下遍点听放播吧吗呢啊呀哦嘛嗯哎啦诶我你他她它们是在正现有要想再还就都也把给让"
+    "来去过着说讲看声次些么什怎样总共多少几才刚已经没不别很太最会能可以得从对和跟"
+    "换切跳继续接停暂开关找搜帮请麻烦谢"
+)
+_FUNCTION_WORDS = frozenset(
+    "the a an i me my you your we us our they them he him his she her it its this that these "
+    "those is are was were be been am do does did can could would will should may might what "
+    "which who where when how why there here some any one ones more again now then so ok okay "
+    "um uh er like just please sorry hey hi wait well yes yeah no not to for of on in at with "
+    "from by about up down back out off over into before after go get got let lets make put "
+    "give want wanna need know think play playing listen hear book books story stories "
+    "audiobook album episode episodes chapter chapters part parts and or but if all thing "
+    "something anything kinda really very too also much many little bit long".split()
+)
+"""Characters and words no title is made of alone: a keyword span of only these ("听过了",
+"这个", "一遍", "this book", "the one before this", "sorry") is no title unless it is one
+of the library's."""
 
 
 def fold_text(text: str) -> str:
@@ -68,6 +86,9 @@ class Constraints:
     optional argument must be given for (a title the listener named). `names` maps each
     album id seen to its title. `fold` is the text folding of the tools' title matcher
     (NFKC, case, traditional→simplified), used to find titles named in the utterance.
+    `playing` is set when the listener's context says a book plays (`learn`), `timed`
+    when the utterance states an amount of time (`quote`); both narrow the tools offered
+    (`admits`).
     """
 
     choices: dict[str, list[Any]] = field(default_factory=lambda: {ALBUM_ID: []})
@@ -76,6 +97,8 @@ class Constraints:
     excluded: set[str] = field(default_factory=set)
     names: dict[str, str] = field(default_factory=dict)
     fold: Callable[[str], str] = fold_text
+    playing: bool = False
+    timed: bool = False
 
     def quote(
         self, utterance: str, *, max_chars: int = 60, titles: Iterable[str] | None = None
@@ -83,12 +106,14 @@ class Constraints:
         """Admit what the listener said: titles only as spans of `utterance` (no stop
         word, one letter or number, nothing of an episode phrase such as "第五集" or
         "上一集" or of a duration such as "30 seconds"), episodes only as the numbers
-        said (none said: the episode is left out), pages 1 and the numbers said.
+        said (none said: the episode is left out), pages 1 and the numbers said, a
+        percent only a number said (none said: a tool that needs one is not offered).
 
         Chinese text gives every run of 1–12 characters, other text every run of 1–6
         words; an utterance longer than `max_chars` leaves titles free. With `titles` (the
-        library's), a span of one character is admitted only when it is one of them
-        ("家"; never "一" or "放").
+        library's), a span of one character, or one made only of function words ("听过了",
+        "这个", "this book", "sorry"), is admitted only when it is one of them ("家", "It";
+        never "一" or "放").
         """
         text = utterance.strip()
         if not text:
@@ -97,7 +122,11 @@ class Constraints:
         self.choices[EPISODE] = sorted(set(said))
         self.choices[PAGE] = sorted({1, *said})
         self._episode_said(text, said)
+        # A volume is a number said ("音量调到五十"); none said ("太吵了"), no volume can
+        # be set, only stepped: the model never picks 80 for "too loud".
+        self.choices[PERCENT] = _percents(text)
         seconds = durations_said(text)
+        self.timed = bool(durations_said(text, counted=True))
         if seconds:
             # "快进三十秒" seeks 30 s, never the 120 of an example; "半小时" is 30 minutes.
             # Nothing said ("快进一点"): the amount stays the model's, within the bounds.
@@ -106,13 +135,14 @@ class Constraints:
         if len(text) > max_chars:
             self.choices.pop(TITLE, None)
             return
-        single = None if titles is None else {_squash(self.fold(t)) for t in titles}
+        known = None if titles is None else {_squash(self.fold(t)) for t in titles}
         for part in _NOT_TITLE.split(text):  # "再听一遍上一集" never gives "上一"
             for span in _spans(part):
                 if not self._searchable(span):
                     continue
-                if single is not None and len(key := _squash(self.fold(span))) == 1:
-                    if key not in single:
+                key = _squash(self.fold(span))
+                if known is not None and key not in known:
+                    if len(key) == 1 or _function_only(self.fold(span)):
                         continue
                 self.allow(TITLE, span)
         self.choices.setdefault(TITLE, [])
@@ -132,10 +162,16 @@ class Constraints:
         A title is named at token boundaries after `fold`: a Chinese one of two characters
         or more anywhere, a Latin one as whole words; of titles inside each other
         ("水浒传" in "水浒传少儿版") only the longest counts. A named title must then be
-        given (`required`) and is the only title admitted. Names nothing: no change. With
+        given (`required`) and is the only title admitted. A title made only of function
+        words ("It", "Us") is never named this way: "turn it off" says the pronoun, and the
+        title stays a keyword `quote` admits. Names nothing: no change. With
         `numbers` the episode role takes the numbers said outside the titles.
         """
-        named = [t for t in dict.fromkeys(titles) if _named(t, utterance, self.fold)]
+        named = [
+            t
+            for t in dict.fromkeys(titles)
+            if _named(t, utterance, self.fold) and not _function_only(self.fold(t))
+        ]
         keys = [_squash(self.fold(t)) for t in named]
         named = [
             t for t, k in zip(named, keys, strict=True) if not any(k != o and k in o for o in keys)
@@ -157,7 +193,7 @@ class Constraints:
     def _episode_said(self, text: str, said: list[int]) -> None:
         """An episode the listener marked as one ("第120集", "chapter 4") must be given to
         a tool that takes an episode: leaving it out would play another one."""
-        if said and _MARKED_EPISODE.search(text):
+        if said and (_MARKED_EPISODE.search(text) or _FROM_START.search(text)):
             self.required.add(EPISODE)
         else:
             self.required.discard(EPISODE)
@@ -189,6 +225,8 @@ class Constraints:
         found: list[tuple[str, Any, dict[str, Any]]] = []
         _walk(data, schema, found, {})
         for role, value, siblings in found:
+            if role == PLAYBACK_STATE and value == "playing":
+                self.playing = True
             if role == ALBUM_ID and isinstance(value, str) and value:
                 self.allow(ALBUM_ID, value)
                 title = siblings.get(TITLE)
@@ -204,7 +242,10 @@ class Constraints:
                     self.allow(PAGE, page)
 
     def admits(self, tool: Tool) -> bool:
-        """False when `tool` requires an argument whose role admits no value yet."""
+        """False when `tool` requires an argument whose role admits no value yet, when
+        every call of it would play the book playing now again (`replays`), or when the
+        listener said an amount of time (`timed`) and the tool acts on the loaded book
+        without taking one (stop, pause: a sleep timer or a seek is meant)."""
         if tool.name in self.excluded:
             return False
         props = tool.parameters.get("properties", {}) or {}
@@ -212,7 +253,27 @@ class Constraints:
             role = _role(props.get(name, {}))
             if role is not None and role in self.choices and not self.choices[role]:
                 return False
+        if self.replays(tool) and TITLE in self.choices and not self.choices[TITLE]:
+            return False
+        if self.timed and tool.needs_loaded:
+            # "再放四十分钟然后关掉", "turn it off after twenty minutes": an amount of time
+            # said is an argument; a tool on the loaded book that takes none is not meant.
+            props = tool.parameters.get("properties", {}) or {}
+            return any(_role(p) in (SECONDS, MINUTES) for p in props.values())
         return True
+
+    def replays(self, tool: Tool) -> bool:
+        """True when leaving `tool`'s title out would play the book playing now again with
+        nothing changed: a book plays, the tool's title is optional (left out: the book
+        loaded now), it takes an episode and the listener said none. Such a call must then
+        give a title (``这集听过了`` while a book plays never restarts it)."""
+        if not self.playing or self.choices.get(EPISODE, [None]):
+            return False
+        props = tool.parameters.get("properties", {}) or {}
+        required = set(tool.parameters.get("required", []))
+        roles = {_role(p): k for k, p in props.items()}
+        title = roles.get(TITLE)
+        return title is not None and title not in required and EPISODE in roles
 
     def copy(self) -> Constraints:
         """An independent copy."""
@@ -223,6 +284,8 @@ class Constraints:
             excluded=set(self.excluded),
             names=dict(self.names),
             fold=self.fold,
+            playing=self.playing,
+            timed=self.timed,
         )
 
 
@@ -353,6 +416,8 @@ def _numbers(text: str) -> list[int]:
         re.IGNORECASE,
     )
     named = _plain_numbers(" ".join(next(g for g in groups if g) for groups in marked))
+    if _FROM_START.search(text):
+        named = sorted({1, *named})  # "从头开始": the first episode
     if named:
         return named
     # Unmarked: "one chapter" counts chapters (go back one chapter), it names none; nor
@@ -360,9 +425,22 @@ def _numbers(text: str) -> list[int]:
     rest = re.sub(r"\b\w+\s+(?:episodes?|chapters?|parts?)\b", " ", text, flags=re.IGNORECASE)
     rest = _DURATION.sub(" ", rest)
     rest = _PRONOUN_ONE.sub(" ", rest)  # "the one before this": a pronoun, not 1
+    rest = _NUMERAL_IN_WORD.sub(" ", rest)  # "三国演义", "一千零一夜": part of a word
     return _plain_numbers(rest, words=False)
 
 
+_NUMERAL_IN_WORD = re.compile(
+    r"(?<![零〇一二两三四五六七八九十百千万])[零〇一二两三四五六七八九十百千万]++"
+    r"(?=[\u3400-\u9fff])(?![吧呢啊了呀的吗嘛哦])"
+)
+"""A Chinese numeral an unmarked number is not: one a word goes on from ("三国", "一千零一
+夜"), where 八十吧 or 西游记三 end in it."""
+_FROM_START = re.compile(
+    r"从头|从开头|重头|从最开始|从第一集|\bfrom the (?:very )?(?:beginning|start)\b"
+    r"|\bstart (?:it |the book |the story )?over\b|\bfrom scratch\b",
+    re.IGNORECASE,
+)
+"""A book asked for from its start ("从头开始", "from the beginning"): episode 1 is said."""
 _PRONOUN_ONE = re.compile(
     r"\b(?:the|this|that|which|next|last|previous|other|another|each|every|any|no)\s+one\b"
     r"|\bone\s+(?:more|of)\b",
@@ -404,12 +482,13 @@ def _amount(text: str) -> float | None:
     return None if value is None else float(value)
 
 
-def durations_said(text: str) -> set[int]:
+def durations_said(text: str, *, counted: bool = False) -> set[int]:
     """The durations `text` states, in whole seconds: "三十秒" 30, "两分钟" 120, "半小时"
     1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800, "5:30" 330,
     and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Numbers said
     as words are read first ("twenty five minutes" is 25 minutes, never 5). Empty when no
-    duration is said ("小时候", "部分": a unit without a number is none)."""
+    duration is said ("小时候", "部分": a unit without a number is none). With `counted`,
+    "a"/"an" is no number ("wait a second", "just a minute" say no amount)."""
     from .spoken_numbers import normalize
 
     text = normalize(text)
@@ -428,6 +507,8 @@ def durations_said(text: str) -> set[int]:
         else:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
             said = match.group("n") if match.group("unit") else match.group("en")
+            if said and counted and said.strip().lower() in ("a", "an"):
+                continue
             if said:
                 number = _amount(said)
             elif match.group("half") == "半":
@@ -496,6 +577,57 @@ def _plain_numbers(text: str, *, words: bool = True) -> list[int]:
         if value:
             found.append(value)
     return [n for n in found if n > 0]
+
+
+_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_EN_TEN_VALUES = {w: (i + 2) * 10 for i, w in enumerate(_EN_TENS)}
+_EN_COMPOUND = re.compile(
+    rf"\b({'|'.join(_EN_TENS)})[\s-]+(one|two|three|four|five|six|seven|eight|nine)\b"
+    r"|\b(?:a|one)\s+hundred\b",
+    re.IGNORECASE,
+)
+_CLOCK_TIME = re.compile(
+    r"[\d零〇一二两三四五六七八九十]+\s*点(?:钟|半)?"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
+    r"|\b[a-z]+\s+o'clock\b",
+    re.IGNORECASE,
+)
+
+
+def _percents(text: str) -> list[int]:
+    """The numbers `text` says that can be a volume (0..100): not a duration ("十分钟"),
+    a time of day ("七点", "7 am") or a numeral inside a word; "seventy five" is 75."""
+
+    def compound(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return " 100 "
+        tens = _EN_TEN_VALUES[match.group(1).lower()]
+        return f" {tens + _EN_NUMBERS[match.group(2).lower()]} "
+
+    rest = _CLOCK_TIME.sub(" ", _DURATION.sub(" ", text))
+    rest = _NUMERAL_IN_WORD.sub(" ", _EN_COMPOUND.sub(compound, rest))
+    found = _plain_numbers(rest, words=False)
+    found += [_EN_TEN_VALUES[w] for w in re.findall(r"[a-z]+", rest.lower()) if w in _EN_TEN_VALUES]
+    if re.search(
+        r"(?<![\d.])0(?![\d.])|\bzero\b|(?<![一二三四五六七八九十百千])零(?![一二三四五六七八九十])",
+        rest,
+    ):
+        found.append(0)  # "音量调到零", "volume zero"
+    return sorted({n for n in found if 0 <= n <= 100})
+
+
+def _function_only(folded: str) -> bool:
+    """True when `folded` text is made only of `_FUNCTION_CHARS` and `_FUNCTION_WORDS`."""
+    tokens = [*_CJK_RUN.findall(folded), *re.findall(r"[a-z0-9'’]+", folded)]
+    if not tokens:
+        return False
+    for token in tokens:
+        if _CJK_RUN.fullmatch(token):
+            if any(ch not in _FUNCTION_CHARS for ch in token):
+                return False
+        elif token.replace("’", "'") not in _FUNCTION_WORDS:
+            return False
+    return True
 
 
 def _spans(text: str) -> list[str]:
@@ -744,10 +876,13 @@ class _Builder:
         low = int(schema.get("minLength", 0))
         return self.add(f"string-{low}-{limit}", f'"\\"" json-char{{{low},{limit}}} "\\""')
 
-    def obj(self, schema: dict[str, Any], prefix: str) -> str:
-        """A rule for a JSON object with `schema`'s properties in schema order."""
+    def obj(self, schema: dict[str, Any], prefix: str, *, title_needed: bool = False) -> str:
+        """A rule for a JSON object with `schema`'s properties in schema order; with
+        `title_needed` its title must be given (`Constraints.replays`)."""
         props: dict[str, Any] = schema.get("properties", {}) or {}
         forced = set(schema.get("required", []))
+        if title_needed:
+            forced |= {k for k, p in props.items() if _role(p) == TITLE}
         if not any(_role(p) == ALBUM_ID for p in props.values()):
             # A title the listener named must be given (not where an id says the album).
             forced |= {k for k, p in props.items() if _role(p) in self.constraints.required}
@@ -833,7 +968,7 @@ def build_grammar(
     calls = []
     for tool in tool_list:
         prefix = "t-" + _rule_name(tool.name)
-        args = builder.obj(tool.parameters, prefix)
+        args = builder.obj(tool.parameters, prefix, title_needed=builder.constraints.replays(tool))
         calls.append(
             builder.add(prefix, f"{_literal(tool.name + chr(10) + 'Action Input: ')} {args}")
         )

@@ -171,7 +171,7 @@ class LocalModel:
         n_batch: int = 256,
         seed: int = 0,
         jump_forward: bool = True,
-        thought_tokens: int = 12,
+        thought_tokens: int = 24,
         compact_json: bool = True,
         state_dir: str | os.PathLike[str] | None = None,
         name: str = "local",

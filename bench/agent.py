@@ -95,6 +95,11 @@ def device_config(lang: str, model: Path, library: Path, work: Path, args: Any) 
                 "n_threads": args.threads,
                 "step_timeout": args.step_timeout,
                 "jump_forward": not getattr(args, "no_jump_forward", False),
+                **(
+                    {"thought_tokens": args.thought_tokens}
+                    if getattr(args, "thought_tokens", None) is not None
+                    else {}
+                ),
             },
             "library": {"paths": [str(library)]},
         },
@@ -552,6 +557,9 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, help="write every row to this JSON file")
     parser.add_argument("--no-jump-forward", action="store_true", help="llm.jump_forward off")
+    parser.add_argument(
+        "--thought-tokens", type=int, help="llm.thought_tokens (default: the config's, 24)"
+    )
     parser.add_argument("--debug", action="store_true", help="the device's log on stderr")
     args = parser.parse_args()
     for form in args.forms:

@@ -101,7 +101,7 @@ class LlmConfig:
     observation_max_chars: int = field(default=600, metadata=_range(50, 20000))
     step_timeout: float = field(default=60.0, metadata=_range(1.0, 600.0))
     jump_forward: bool = True
-    thought_tokens: int = field(default=12, metadata=_range(0, 256))
+    thought_tokens: int = field(default=24, metadata=_range(0, 256))
     speculate: bool = True
 
 

@@ -57,13 +57,18 @@ _ALBUMS = {"type": "array", "items": ALBUM}
 PAUSE_PHRASES = (
     "暂停", "暂停播放", "停一下", "先停", "先停下", "先暂停", "等一下", "等等", "停一停",
     "暂停一下", "停下", "先别放", "pause", "pause it", "pause playback", "pause the book",
-    "hold on", "wait", "pause the story",
+    "hold on", "wait", "pause the story", "稍等", "稍等一下", "等一会儿", "先停一下", "停一会儿",
+    "wait a second", "wait a moment", "hold on a second", "one moment", "just a moment",
+    "pause for a moment", "pause for a second",
 )  # fmt: skip
 RESUME_PHRASES = (
     "继续", "继续播放", "继续放", "接着放", "接着播", "接着听", "恢复播放", "继续听", "接着播放",
     "接着来", "继续来", "接着讲", "继续讲", "往下放", "接着往下听", "resume", "continue",
     "keep playing", "resume playback", "unpause", "carry on", "continue playing", "go on",
-    "carry on playing", "keep going", "play on",
+    "carry on playing", "keep going", "play on", "接着刚才的", "继续刚才的", "回到刚才的",
+    "back to the story", "back to the book", "go back to the story", "go back to the book",
+    "continue the story", "continue the book", "resume the story", "resume the book",
+    "let's continue", "lets continue", "unpause it",
 )  # fmt: skip
 STOP_PHRASES = (
     "停止", "停止播放", "别放了", "不要放了", "不听了", "不放了", "关掉", "关了", "停了",
@@ -81,7 +86,8 @@ STATUS_PHRASES = (
     "what episode is this", "which chapter is this", "what chapter is this",
     "what chapter am i on", "which chapter am i on", "what episode am i on",
     "which episode am i on", "what chapter are we on", "what episode are we on",
-    "what book is this", "what is this book", "what's this book", "第几集", "哪一集", "第几章",
+    "what book is this", "what is this book", "what's this book", "which book is this",
+    "which book am i listening to", "what book am i listening to", "第几集", "哪一集", "第几章",
     "第几回", "到第几集", "到哪一集",
 )  # fmt: skip
 NEXT_PHRASES = (
@@ -95,7 +101,9 @@ PREVIOUS_PHRASES = (
     "previous episode", "previous chapter", "go back an episode", "play the previous episode",
     "前一集", "退回上一集", "返回上一集", "倒回上一集", "go back one episode", "go back a chapter",
     "go back one chapter", "back one episode", "back one chapter", "the previous one",
-    "previous one", "go to the previous episode", "go to the previous chapter",
+    "previous one", "go to the previous episode", "go to the previous chapter", "上一个",
+    "the one before", "the one before this", "play the one before", "play the one before this",
+    "the episode before", "the chapter before", "play the episode before",
 )  # fmt: skip
 LOUDER_PHRASES = (
     "大声点", "大声一点", "声音大点", "声音大一点", "音量大点", "音量大一点", "大点声",
@@ -138,6 +146,14 @@ THIS_BOOK_COUNT_PATTERNS = (
     rf"{_THIS_BOOK_ZH}{_COUNT_ZH}",
     rf"{_COUNT_EN} (?:does|do|has|is there in|are there in|are in|in) {_THIS_BOOK_EN}"
     r"(?: have| got| has)?",
+)
+# An episode number alone ("第五集", "跳到第八集", "play episode 5"): that episode of the
+# book loaded now, else of the one listened to last (play_book without a keyword).
+EPISODE_PATTERNS = (
+    r"(?:我要|我想)?(?:播放|播|放|听|来|跳到|跳至|切到|切换到|换到|转到|到|直接放)?"
+    r"第(?P<section>#)(?:集|章|回)",
+    r"(?:play |go to |skip to |jump to |switch to |put on |start )?(?:the )?"
+    r"(?:episode|chapter|part) (?P<section>#)",
 )
 _PLAYING = result_schema(now=NOW)
 
@@ -360,6 +376,7 @@ class PlayerTools:
         en="Use to play a book or continue one. keyword is the title; section is the "
         "episode the listener said; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
+        patterns=EPISODE_PATTERNS,
         output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
     )
     async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
@@ -476,10 +493,10 @@ class PlayerTools:
 
     @tool(
         return_direct=True,
-        zh="用户说停止、别放了、不听了、关掉时用。",
+        zh="用户说停止、别放了、不听了、关掉（现在就停）时用。",
         needs_loaded=True,
         phrases=STOP_PHRASES,
-        en="Use when the listener says stop, stop playing, turn it off, that's enough.",
+        en="Use when the listener says stop, stop playing, turn it off, that's enough (now).",
     )
     async def stop(self) -> dict[str, Any]:
         """Stop playing; the bookmark is kept so the book can be continued later."""
@@ -681,17 +698,19 @@ class PlayerTools:
 
     @tool(
         return_direct=True,
-        zh="用户说多少分钟后停止、定时关闭时用；minutes 为分钟数，0 表示取消。",
+        zh="用户说几分钟后停、再放几分钟就关、定时关闭时用；minutes 为分钟数，0 表示取消。",
         patterns=(
             r"(?:定时|再过|过)?(?P<minutes>#)分钟(?:后|以后|之后)?(?:就|再)?(?:自动)?"
             r"(?:停止播放|停止|关掉|关闭|关|停|别放)",
-            r"再(?:放|听|播)(?P<minutes>#)分钟(?:就|然后)?(?:停止播放|停止|关掉|关闭|关|停)",
+            r"再(?:给我)?(?:放|听|播)(?:个)?(?P<minutes>#)分钟(?:左右)?(?:就|然后|以后|之后|后)?"
+            r"(?:停止播放|停止|关掉|关闭|关|停)",
             r"(?:give it|play(?: it)?(?: for)?|keep (?:it )?(?:going|playing)(?: for)?) another "
             r"(?P<minutes>#) minutes?(?: (?:then|and then|and) (?:stop|turn (?:it )?off))?",
             r"(?:stop(?: playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
             r"(?: for)?) (?:in |after |for )?(?P<minutes>#) minutes?",
         ),
-        en="Use when the listener wants playback to stop after some minutes; 0 cancels.",
+        en="Use when the listener wants playback to stop or turn off after some minutes; "
+        "0 cancels.",
         output=result_schema(minutes={"type": "number", "x-role": "minutes"}),
     )
     async def sleep_timer(self, minutes: Minutes) -> dict[str, Any]:

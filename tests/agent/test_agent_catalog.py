@@ -116,17 +116,30 @@ def test_a_named_title_is_the_keyword(utterance, title, section, not_keywords) -
         ("播放水浒传少儿版", ["水浒传少儿版"]),  # the longer of two nested titles
         ("播放水浒传", ["水浒传"]),
         ("我想听西遊記", ["西游记"]),  # traditional script, folded as the player folds
-        ("ＰＬＡＹ ＩＴ", ["It"]),  # full-width, case
-        ("play it", ["It"]),
+        ("ＰＬＡＹ ＩＴ ＡＧＡＩＮ", []),  # a pronoun title is never named (below)
+        ("play it", []),
         ("play italian stories", []),  # "it" inside a word names nothing
-        ("play us please", ["Us"]),
+        ("play us please", []),
+        ("ＰＬＡＹ ＭＯＢＹ ＤＩＣＫ", ["Moby Dick"]),  # full-width, case
         ("我想听家", []),  # one CJK character is not a named title
     ],
 )
 def test_titles_are_named_at_token_boundaries(utterance, named) -> None:
-    titles = ["西游记", "水浒传", "水浒传少儿版", "It", "Us", "家"]
+    titles = ["西游记", "水浒传", "水浒传少儿版", "It", "Us", "家", "Moby Dick"]
     constraints = Constraints(fold=fold)
     assert constraints.mention(titles, utterance) == named
+
+
+def test_a_pronoun_title_stays_a_keyword_but_binds_nothing() -> None:
+    """ "It" and "Us" are library titles made of function words: "turn it off" names no
+    book (no title required, nothing excluded for it), yet "play it" can still search It."""
+    titles = ["It", "Us", "Dune"]
+    for utterance in ("turn it off after twenty minutes", "play it"):
+        constraints = Constraints(fold=fold)
+        constraints.quote(utterance, titles=titles)
+        assert constraints.mention(titles, utterance) == []
+        assert "title" not in constraints.required
+        assert "it" in _keywords(constraints)
 
 
 def test_spans_skip_stop_words_letters_and_episode_phrases() -> None:
@@ -166,8 +179,21 @@ async def test_no_tool_is_removed_by_words() -> None:
     for utterance in ("搜一下西游记", "暂停西游记", "给我讲个故事", "声音大一点吧"):
         await run(agent, utterance)
     for history in model.history:
-        for tool in ("search_album", "play_book", "pause", "stop", "set_volume"):
+        for tool in ("search_album", "play_book", "pause", "stop"):
             assert f'"{tool}\\n' in history["grammar"], (tool, history["messages"][-1])
+
+
+async def test_a_volume_is_set_only_to_a_number_said() -> None:
+    """set_volume takes a percent the listener said; with none ("声音大一点吧") it is not
+    offered, so no volume is made up (the model steps it instead)."""
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好。"] * 2, supports_grammar=True)
+    agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, catalog=lambda: TITLES)
+    await run(agent, "声音大一点吧")
+    await run(agent, "把声音调到三十")
+    without, said = (h["grammar"] for h in model.history)
+    assert '"set_volume\\n' not in without
+    rule = next(line for line in said.splitlines() if line.startswith("t-set-volume-args ::="))
+    assert '"30"' in rule and '"80"' not in rule, rule
 
 
 async def test_a_named_title_must_be_the_keyword_in_the_grammar() -> None:
@@ -207,7 +233,7 @@ async def test_a_tool_without_arguments_is_offered_once_per_turn() -> None:
     status = "Thought: x\nAction: get_status\nAction Input: {}"
     model = ScriptedModel([status, "Thought: x\nFinal Answer: 好。"], supports_grammar=True)
     agent = Agent(books_registry(FakeLibrary()), model, fast_path=False)
-    await run(agent, "现在怎么样")
+    await run(agent, "外面现在怎么样")
     first, second = (h["grammar"] for h in model.history)
     assert '"get_status' in first and '"get_status' not in second
     assert '"search_album' in second
@@ -243,3 +269,28 @@ async def test_an_answer_without_a_tool_needs_facts_in_the_context(context, fina
     await run(agent, "北京到上海有多远")
     grammar = model.history[0]["grammar"]
     assert ('"Final Answer: "' in grammar) is final
+
+
+async def test_a_play_that_would_restart_the_book_playing_now_is_not_offered() -> None:
+    """While a book plays and the listener says no episode, play_book without a title would
+    play that book again with nothing changed ("这集听过了，换一个"): it is offered only
+    with a title. Paused, or with an episode said, it stays as it was."""
+    status = "Thought: x\nAction: get_status\nAction Input: {}"
+
+    async def grammar_for(utterance: str, *, paused: bool = False) -> str:
+        library = FakeLibrary()
+        library.playing, library.paused = ("西游记", 3), paused
+        model = ScriptedModel([status, "Thought: x\nFinal Answer: 好。"], supports_grammar=True)
+        agent = Agent(
+            books_registry(library, context=True), model, fast_path=False, catalog=library.titles
+        )
+        await run(agent, utterance)
+        return model.history[0]["grammar"]
+
+    grammar = await grammar_for("这集听过了，换一个")
+    assert '"play_book' not in grammar and '"next_episode' in grammar
+    grammar = await grammar_for("这集听过了，换成三国演义")
+    rule = next(line for line in grammar.splitlines() if line.startswith("t-play-book-args ::="))
+    assert rule.startswith('t-play-book-args ::= "{" ws "\\"keyword\\""'), rule  # given
+    assert '"play_book' in await grammar_for("这集听过了，换一个", paused=True)
+    assert '"play_book' in await grammar_for("这集听过了，放第五集")

@@ -58,6 +58,21 @@ TOOLS = [tool_from_function(f) for f in PlayerTools.tools(PlayerTools())]
         ("到第几集了", "get_status", {}),
         ("play for another twenty minutes", "sleep_timer", {"minutes": 20}),
         ("keep it going another 5 minutes and then stop", "sleep_timer", {"minutes": 5}),
+        ("第五集", "play_book", {"section": 5}),
+        ("跳到第八集", "play_book", {"section": 8}),
+        ("帮我放第12集吧", "play_book", {"section": 12}),
+        ("play episode 3", "play_book", {"section": 3}),
+        ("Go to chapter four.", "play_book", {"section": 4}),
+        ("back to the story", "resume", {}),
+        ("the one before this", "previous_episode", {}),
+        ("wait a second", "pause", {}),
+        ("稍等一下", "pause", {}),
+        ("嗯，暂停一下吧", "pause", {}),
+        ("那个，下一集好不好", "next_episode", {}),
+        ("um, pause it please", "pause", {}),
+        ("ok so, next episode", "next_episode", {}),
+        ("能不能大声点啊", "volume_up", {}),
+        ("Which book is this?", "get_status", {}),
     ],
 )
 def test_commands(utterance: str, tool: str, arguments: dict) -> None:
@@ -79,6 +94,11 @@ def test_commands(utterance: str, tool: str, arguments: dict) -> None:
         "再听一集就关",  # an episode, not minutes
         "过两分钟播放西游记",
         "西游记第几集",
+        "第零集",  # below the episode's minimum
+        "第五集讲的什么",
+        "episode 3 of dune",
+        "嗯",  # a filler alone is no command
+        "好的",
     ],
 )
 def test_not_commands(utterance: str) -> None:

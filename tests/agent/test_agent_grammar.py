@@ -240,10 +240,35 @@ def test_one_character_is_a_keyword_only_when_it_is_a_title() -> None:
     constraints = Constraints()
     constraints.quote("再听一遍上一集", titles=titles)
     chosen = constraints.choices["title"]
-    assert not {"一", "再", "听", "遍"} & set(chosen) and "再听一遍" in chosen
+    assert not {"一", "再", "听", "遍", "再听一遍"} & set(chosen)
     free = Constraints()
     free.quote("再听一遍上一集")
     assert "一" in free.choices["title"]
+
+
+def test_a_keyword_of_function_words_only_is_no_title_unless_the_library_has_it() -> None:
+    """Spans made only of function words ("听过了", "这个", "this book", "sorry") are no
+    keyword; a library title made of them ("It", "Just So Stories") still is, and so is
+    any span without the library's titles (no catalog)."""
+    titles = ["西游记", "It", "Just So Stories", "Little Women"]
+    for utterance, banned, kept in [
+        ("这集听过了，放下一集", {"听过了", "过了", "这集听过了"}, set()),
+        ("我正在听的这个，总共几回", {"听的这个", "这个", "我正在听的这个", "总共"}, set()),
+        ("how long is this book, like how many parts", {"this book", "long", "like"}, set()),
+        ("sorry, what chapter did we get to?", {"sorry", "sorry what"}, set()),
+        ("what time is it", {"what", "is it"}, {"time", "it"}),
+        ("play just so stories", {"just so"}, {"just so stories"}),
+        ("put on little women", {"little"}, {"little women", "women"}),
+        ("播放西游记", set(), {"西游记"}),
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance, titles=titles)
+        chosen = set(constraints.choices["title"])
+        assert not banned & chosen, (utterance, banned & chosen)
+        assert kept <= chosen, (utterance, kept - chosen)
+    free = Constraints()
+    free.quote("这集听过了，放下一集")
+    assert "听过了" in free.choices["title"]
 
 
 def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
@@ -485,6 +510,27 @@ def test_a_duration_is_no_episode_number() -> None:
         assert constraints.choices["episode"] == episodes, utterance
 
 
+def test_a_numeral_inside_a_word_is_no_number_and_from_the_start_is_episode_one() -> None:
+    """三 of "三国演绎" (a title misheard, so no title names it) or 二 of "乘以二是" are
+    part of words, not episodes said; "从头开始" / "from the beginning" say episode 1 and
+    make it required; a numeral that ends the utterance or stands before a particle counts."""
+    for utterance, episodes, required in [
+        ("放个三国演绎吧", [], False),
+        ("放一千零一夜", [], False),
+        ("三百六十五乘以二是多少", [], False),
+        ("声音开到八十吧", [80], False),
+        ("西游记三十", [30], False),
+        ("嗯，放个三国演绎吧，从头开始", [1], True),
+        ("play dune from the beginning", [1], True),
+        ("start the story over", [1], True),
+        ("三体第五集", [5], True),
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        assert constraints.choices["episode"] == episodes, utterance
+        assert ("episode" in constraints.required) == required, utterance
+
+
 def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
     """With `answer_numbers`, the Final Answer writes digits only as one of those numbers,
     each whole: no invented height, no two numbers run together; llama.cpp compiles it."""
@@ -548,3 +594,44 @@ def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:
     assert "西游记" not in titles("帮我订一张火车票", "playing")
     assert "西游记" in titles("播第五集", "playing")
     assert "西游记" in titles("接着刚才的放", "paused")
+
+
+def test_an_amount_of_time_said_is_an_argument() -> None:
+    """A duration with a number ("再放四十分钟然后关掉", "turn it off after twenty minutes")
+    is taken by a sleep timer or a seek: stop and pause, which act on the loaded book
+    without an amount, are not offered. "wait a second" or "hang on a sec" says no amount."""
+    from agent import tool_from_function
+    from player.tools import PlayerTools
+
+    tools = {t.name: t for t in map(tool_from_function, PlayerTools.tools(PlayerTools()))}
+    for utterance, timed in [
+        ("我要睡了，再给我放个四十分钟然后关掉", True),
+        ("I'm falling asleep, could you turn it off after twenty minutes", True),
+        ("往回退三十秒", True),
+        ("wait a second, pause it", False),
+        ("hang on a sec", False),
+        ("先暂停", False),
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        offered = {name for name, tool in tools.items() if constraints.admits(tool)}
+        assert {"sleep_timer", "seek", "get_status", "help"} <= offered, utterance
+        assert ({"stop", "pause"} & offered == set()) is timed, utterance
+
+
+def test_a_volume_is_a_number_said_never_a_time_or_a_duration() -> None:
+    for utterance, percents in [
+        ("音量调到五十", [50]),
+        ("声音开到八十吧，太小了听着费劲", [80]),
+        ("could you bring the volume up to seventy five", [75]),
+        ("set the volume to one hundred", [100]),
+        ("音量调到零", [0]),
+        ("太吵了", []),  # none said: set_volume is not offered
+        ("帮我设个明早七点的闹钟", []),  # a time of day
+        ("set an alarm for 7 am", []),
+        ("再过10分钟音量调到30", [30]),  # a duration is no volume
+        ("放个三国演义", []),  # a numeral inside a word
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        assert constraints.choices["percent"] == percents, utterance

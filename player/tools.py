@@ -844,12 +844,21 @@ class PlayerTools:
                 if not any(k != other and k in other for other in keys)]  # fmt: skip
         return kept[:3]
 
-    async def _sleep_after(self, seconds: float) -> None:
+    async def _sleep_after(self, seconds: float, settle: float = 30.0) -> None:
+        """Pause after `seconds`. A timer that ends between two episodes (the next one
+        loading) pauses that one as soon as it plays, within `settle` seconds, instead of
+        being lost while the book plays on."""
         await asyncio.sleep(seconds)
         self.sleep_deadline = None
+        waited = 0.0
+        while self.state == PlayerState.LOADING or (self.now is None and self.pending is not None):
+            if waited >= settle:
+                break
+            await asyncio.sleep(0.05)
+            waited += 0.05
         self._sleep_task = None
-        _LOGGER.info("sleep timer: pausing")
         if self.now is not None and self.state == PlayerState.PLAYING:
+            _LOGGER.info("sleep timer: pausing")
             await self.pause()
 
 

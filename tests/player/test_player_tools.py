@@ -173,6 +173,8 @@ async def test_seek_volume_and_sleep_timer(make_player, library, sink):
     for bad in (-1, 101):
         with pytest.raises(BadInputError):
             (await bounded(player.set_volume(bad)))["message"]
+    await bounded(player.play_book("西游记", section=1))
+    sink.speed = 0.5  # the book still plays when the 0.3 s timer ends (2 s episodes)
     assert "分钟后停止" in (await bounded(player.sleep_timer(0.005)))["message"]
     await wait_for_state(player, PlayerState.PAUSED)
     assert (await bounded(player.sleep_timer(0)))["message"] == "已取消定时"
@@ -303,3 +305,20 @@ async def test_nothing_found_offers_the_book_listened_to_last(make_player, libra
     # An album id that is gone stays an error: the model may search again.
     with pytest.raises(NotFoundError):
         await bounded(player.play_book("lib:0000000000"))
+
+
+async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
+    make_player, library, sink
+):
+    """The timer's end can fall between two episodes (the next one loading): it then
+    pauses that episode once it plays, rather than being lost."""
+    player = await make_player(library_paths=[library])
+    sink.speed = 0.5  # a 2 s episode lasts 4 s: it is still playing when the test ends
+    await bounded(player.play_book("西游记", section=1))
+    player._set_state(PlayerState.LOADING)  # as between two episodes
+    task = asyncio.ensure_future(player._sleep_after(0.0))
+    await asyncio.sleep(0.2)
+    assert not task.done() and player.state == PlayerState.LOADING
+    player._set_state(PlayerState.PLAYING)  # the next episode starts
+    await bounded(task)
+    assert player.state == PlayerState.PAUSED

@@ -258,7 +258,6 @@ class Constraints:
         if self.timed and tool.needs_loaded:
             # "再放四十分钟然后关掉", "turn it off after twenty minutes": an amount of time
             # said is an argument; a tool on the loaded book that takes none is not meant.
-            props = tool.parameters.get("properties", {}) or {}
             return any(_role(p) in (SECONDS, MINUTES) for p in props.values())
         return True
 
@@ -580,7 +579,6 @@ def _plain_numbers(text: str, *, words: bool = True) -> list[int]:
 
 
 _EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_EN_TEN_VALUES = {w: (i + 2) * 10 for i, w in enumerate(_EN_TENS)}
 _EN_COMPOUND = re.compile(
     rf"\b({'|'.join(_EN_TENS)})[\s-]+(one|two|three|four|five|six|seven|eight|nine)\b"
     r"|\b(?:a|one)\s+hundred\b",
@@ -598,16 +596,17 @@ def _percents(text: str) -> list[int]:
     """The numbers `text` says that can be a volume (0..100): not a duration ("十分钟"),
     a time of day ("七点", "7 am") or a numeral inside a word; "seventy five" is 75."""
 
+    from .fastpath import number_value
+
     def compound(match: re.Match[str]) -> str:
         if match.group(1) is None:
             return " 100 "
-        tens = _EN_TEN_VALUES[match.group(1).lower()]
-        return f" {tens + _EN_NUMBERS[match.group(2).lower()]} "
+        return f" {number_value(match.group(1)) + _EN_NUMBERS[match.group(2).lower()]} "
 
     rest = _CLOCK_TIME.sub(" ", _DURATION.sub(" ", text))
     rest = _NUMERAL_IN_WORD.sub(" ", _EN_COMPOUND.sub(compound, rest))
     found = _plain_numbers(rest, words=False)
-    found += [_EN_TEN_VALUES[w] for w in re.findall(r"[a-z]+", rest.lower()) if w in _EN_TEN_VALUES]
+    found += [number_value(w) for w in re.findall(r"[a-z]+", rest.lower()) if w in _EN_TENS]
     if re.search(
         r"(?<![\d.])0(?![\d.])|\bzero\b|(?<![一二三四五六七八九十百千])零(?![一二三四五六七八九十])",
         rest,

@@ -5,7 +5,10 @@ patterns with arguments (`Tool.patterns`, e.g. a volume "音量调到#" whose na
 the parameter and whose ``#`` is a number said: digits, Chinese numerals, English words).
 They map straight to one tool call, so they cost milliseconds rather than a model step,
 and work with no language model loaded. Only the whole utterance matches (after dropping
-punctuation and politeness words), so "不要暂停" is never taken for "暂停". A group of a
+punctuation and politeness words), so "不要暂停" is never taken for "暂停"; or, of an
+utterance in several clauses, its last clause alone when the clauses before it say no
+amount of time and name no library title ("这集听过了，放下一集", "no, not that one, the
+previous one": the last clause is the command, a correction wins). A group of a
 parameter whose role is a title (``x-role: title``, e.g. "(?P<keyword>.+?)有多少集") matches
 only a whole library title, compared after the title matcher's folding; anything else is
 left to the model.
@@ -24,16 +27,19 @@ _LOGGER = logging.getLogger(__name__)
 __all__ = ["FastMatch", "FastPath", "chinese_number", "number_value"]
 
 _POLITE_ZH = re.compile(
-    r"^(?:嗯+|呃+|哎+|那个|好的|好了|那|请你|请|麻烦你|麻烦|帮我|给我|你能不能|能不能|可不可以|"
+    r"^(?:嗯+|呃+|哎+|哎呀|哎哟|唉|诶|欸|喂|哦+|噢|啊+|那个|好的|好了|那|请你|请|麻烦你|麻烦|帮我|给我|你能不能|能不能|可不可以|"
     r"你可以|小听小听|小听)+"
     r"|(?:一下子|一下|吧|了|啊|呀|哦|呢|嘛|啦|哈|呗|好吗|好不好|行吗|行不行|可以吗|谢谢|谢了)+$"
 )
 _POLITE_EN = re.compile(
     r"^(?:(?:hey |ok |okay )?xiaoting,? |please |can you |could you |would you |um |uh |"
-    r"ok so |okay so |so |well |alright |all right |oh |hey |ok |okay )+|"
+    r"ok so |okay so |so |well |alright |all right |oh |hey |ok |okay |sorry |whoa |wow |"
+    r"oops |hmm+ |ah |er |erm )+|"
     r"(?: please| now| right now| for me| thanks| thank you| ok| okay)+$"
 )
 _PUNCT = re.compile(r"[\s,.!?;:，。！？；：、~～…\"'“”‘’]+")
+_CLAUSE = re.compile(r"[,.!?;，。！？；…]+")
+"""What ends a clause (a comma or a sentence's end; never a space, which ASR puts anywhere)."""
 
 _NUMBER = (
     r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,4}|"
@@ -46,6 +52,15 @@ _EN_VALUES = {
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
     "ninety": 90, "a hundred": 100, "one hundred": 100,
 }  # fmt: skip
+
+_AMOUNT = re.compile(
+    r"(?:[\d零〇一二两三四五六七八九十百半]|\b(?:half|" + "|".join(_EN_VALUES) + r")\b)"
+    r"\s*(?:个)?\s*(?:分钟|分|秒|小时|钟头|点|minutes?|mins?|seconds?|secs?|hours?|o'clock)"
+    r"|\bhalf an hour\b",
+    re.IGNORECASE,
+)
+"""An amount or a time of day in an earlier clause ("十分钟后，关掉", "in ten minutes,
+turn it off"): the last clause alone would lose it. "a second" says none."""
 
 _DIGITS = {
     "零": 0,
@@ -163,22 +178,42 @@ class FastPath:
         compared after `fold`."""
         if not self.enabled or len(utterance) > 80:
             return None
-        text = normalise(utterance)
+        self._build(tools)
+        known: dict[str, str] | None = None
+
+        def library() -> dict[str, str]:
+            nonlocal known
+            if known is None:
+                listed = titles() if callable(titles) else titles
+                known = {_title_key(title, fold): title for title in listed}
+            return known
+
+        hit = self._whole(normalise(utterance), library, fold)
+        if hit is not None:
+            return hit
+        clauses = [c for c in _CLAUSE.split(utterance) if normalise(c)]
+        if len(clauses) < 2:
+            return None
+        earlier = " ".join(clauses[:-1])
+        if _AMOUNT.search(earlier) or _names_title(earlier, library(), fold):
+            return None
+        return self._whole(normalise(clauses[-1]), library, fold)
+
+    def _whole(
+        self, text: str, library: Callable[[], dict[str, str]], fold: Callable[[str], str]
+    ) -> FastMatch | None:
+        """The call of the whole normalised `text`: a phrase, else a pattern."""
         if not text:
             return None
-        self._build(tools)
         name = self._phrases.get(text)
         if name is not None:
             return FastMatch(name)
-        known: dict[str, str] | None = None
         for pattern, tool in self._patterns:
             found = pattern.match(text)
             if found is None:
                 continue
-            if known is None and _has_title(tool):
-                listed = titles() if callable(titles) else titles
-                known = {_title_key(title, fold): title for title in listed}
-            arguments = _arguments(found.groupdict(), tool, known or {}, fold)
+            known = library() if _has_title(tool) else {}
+            arguments = _arguments(found.groupdict(), tool, known, fold)
             if arguments is not None:
                 return FastMatch(tool.name, arguments)
         return None
@@ -186,6 +221,23 @@ class FastPath:
 
 def _title_key(text: str, fold: Callable[[str], str]) -> str:
     return _PUNCT.sub("", fold(text).replace("’", "'"))
+
+
+def _names_title(text: str, known: dict[str, str], fold: Callable[[str], str]) -> bool:
+    """True when `text` contains a library title (`known`'s `_title_key`s) of two
+    characters or more: a Chinese one anywhere, a Latin one as whole words."""
+    folded = fold(text).replace("’", "'")
+    squashed = _PUNCT.sub("", folded)
+    spaced = " " + _PUNCT.sub(" ", folded) + " "
+    for key, title in known.items():
+        if len(key) < 2:
+            continue
+        if re.search(r"[\u3400-\u9fff]", key):
+            if key in squashed:
+                return True
+        elif " " + _PUNCT.sub(" ", fold(title).replace("’", "'")).strip() + " " in spaced:
+            return True
+    return False
 
 
 def _has_title(tool: Any) -> bool:

@@ -132,6 +132,12 @@ class Constraints:
             # Nothing said ("快进一点"): the amount stays the model's, within the bounds.
             self.choices[SECONDS] = sorted({0, *seconds, *(-v for v in seconds)})
             self.choices[MINUTES] = sorted({0, *(v // 60 for v in seconds if v % 60 == 0)})
+        elif _clock_said(text):
+            # "明早七点的闹钟", "at ten pm": a time of day is no amount from now. No seek or
+            # sleep timer takes it, and no tool on the loaded book is meant (`timed`).
+            self.choices[SECONDS] = []
+            self.choices[MINUTES] = []
+            self.timed = True
         if len(text) > max_chars:
             self.choices.pop(TITLE, None)
             return
@@ -442,7 +448,8 @@ _FROM_START = re.compile(
 """A book asked for from its start ("从头开始", "from the beginning"): episode 1 is said."""
 _PRONOUN_ONE = re.compile(
     r"\b(?:the|this|that|which|next|last|previous|other|another|each|every|any|no)\s+one\b"
-    r"|\bone\s+(?:more|of)\b",
+    r"|\bone\s+(?:more|of)\b"
+    r"|\ban?\s+(?!(?:hundred|thousand)\b)[a-z]+\s+one\b",  # "a long one", "a good one"
     re.IGNORECASE,
 )
 _CN_NUMERAL = "零〇一二两三四五六七八九十百"
@@ -587,9 +594,17 @@ _EN_COMPOUND = re.compile(
 _CLOCK_TIME = re.compile(
     r"[\d零〇一二两三四五六七八九十]+\s*点(?:钟|半)?"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?:am|pm|a\.m\.|p\.m\.)(?!\w)"
     r"|\b[a-z]+\s+o'clock\b",
     re.IGNORECASE,
 )
+
+
+def _clock_said(text: str) -> bool:
+    """True when `text` says a time of day ("七点", "十点半", "7 am", "ten o'clock"); "一点"
+    alone is "a little" ("大声一点"), never one o'clock."""
+    return any(m.group().strip() != "一点" for m in _CLOCK_TIME.finditer(text))
 
 
 def _percents(text: str) -> list[int]:

@@ -134,7 +134,8 @@ HELP_PHRASES = ("你能做什么", "你会做什么", "怎么用", "what can you
 _COUNT_ZH = r"(?:一共|总共|共)?(?:有)?(?:多少|几)(?:集|章|回)"
 _COUNT_EN = r"how many (?:episodes|chapters|parts)"
 _THIS_BOOK_ZH = (
-    r"(?:我)?(?:现在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?(?:这本书|这本|这部书|这套书)"
+    r"(?:我)?(?:现在|正在|现在正在|现在在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?"
+    r"(?:这本书|这一本|这本|这部书|这部|这套书|这套|这个)"
 )
 _THIS_BOOK_EN = r"(?:this|the current|the) (?:book|audiobook|story|one)"
 COUNT_PATTERNS = (
@@ -146,6 +147,38 @@ THIS_BOOK_COUNT_PATTERNS = (
     rf"{_THIS_BOOK_ZH}{_COUNT_ZH}",
     rf"{_COUNT_EN} (?:does|do|has|is there in|are there in|are in|in) {_THIS_BOOK_EN}"
     r"(?: have| got| has)?",
+)
+# Status questions in more words ("现在放到第几集", "what chapter did we get to"). Patterns
+# see the utterance as the fast path normalises it: no punctuation, "that's" as "that s".
+_WHICH_ZH = r"(?:第几集|第几章|第几回|哪一集|哪一章|哪一回|哪集|哪章|哪回|哪儿|哪里|哪)"
+_WHICH_EN = r"(?:what|which) (?:chapter|episode|part|book)(?: number)?"
+STATUS_PATTERNS = (
+    rf"(?:我|我们|咱们)?(?:现在|刚才|目前|这会儿)?(?:正在|在)?(?:播|放|听|讲)(?:到了|到){_WHICH_ZH}",
+    r"(?:现在|这|这个|目前)(?:是|在|放的是|播的是|听的是)?(?:第几集|第几章|第几回|哪一集|哪一章|哪一回)",
+    rf"{_WHICH_EN} (?:is this|is it|is playing|is on|am i on|are we on|am i at|are we at|"
+    r"am i in|are we in|was i on|were we on|did we get to|did i get to|did we stop at|"
+    r"did i stop at|are we up to|am i up to|have we got to|have i got to)(?: now)?",
+    r"where (?:did|have|had) (?:we|i) (?:get to|got to|gotten to|stop|stopped|leave off|left off"
+    r"|get up to|got up to)",
+    r"where (?:are we|am i) (?:up to|at|in the book|in the story)(?: now)?",
+)
+# Loudness said as a complaint ("声音有点太大", "that's way too loud", "I can't hear it").
+_DEGREE_ZH = r"(?:有点儿?|有些|实在|真的?|也|还是)?(?:太|好|很|挺|特别)"
+_DEGREE_EN = (
+    r"(?:it s |its |that s |thats |it is |that is |this is |the volume is |the sound is )?"
+    r"(?:way |much |far |a bit |a little |a little bit |really |so |just |kind of |still )?"
+)
+QUIETER_PATTERNS = (
+    rf"(?:这)?(?:声音|音量)?{_DEGREE_ZH}(?:大声|大|响|吵)",
+    r"(?:这)?(?:声音|音量)?(?:有点儿?|有些)(?:大声|大|响|吵)",
+    rf"{_DEGREE_EN}too loud",
+)
+LOUDER_PATTERNS = (
+    rf"(?:这)?(?:声音|音量)?{_DEGREE_ZH}(?:小声|小|轻|低)",
+    r"(?:这)?(?:声音|音量)?(?:有点儿?|有些)(?:小声|小|轻|低)",
+    rf"{_DEGREE_EN}too (?:quiet|soft|low)",
+    r"i (?:can t|cannot|can not) (?:really )?hear (?:it|anything|a thing|the book|the story)"
+    r"(?: very well| well)?",
 )
 # An episode number alone ("第五集", "跳到第八集", "play episode 5"): that episode of the
 # book loaded now, else of the one listened to last (play_book without a keyword).
@@ -506,7 +539,7 @@ class PlayerTools:
     @tool(
         zh="用户问现在在播什么、播到哪了、音量多少时用。",
         phrases=STATUS_PHRASES,
-        patterns=THIS_BOOK_COUNT_PATTERNS,
+        patterns=(*STATUS_PATTERNS, *THIS_BOOK_COUNT_PATTERNS),
         en="Use when the listener asks what is playing, where we are, or the volume.",
         output=result_schema(
             now=NOW,
@@ -673,6 +706,7 @@ class PlayerTools:
         return_direct=True,
         zh="用户说大声点、声音大一点、听不清时用。",
         phrases=LOUDER_PHRASES,
+        patterns=LOUDER_PATTERNS,
         en="Use when the listener says louder, turn it up, I can't hear it.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
@@ -688,6 +722,7 @@ class PlayerTools:
         return_direct=True,
         zh="用户说小点声、声音小一点、太吵了时用。",
         phrases=QUIETER_PHRASES,
+        patterns=QUIETER_PATTERNS,
         en="Use when the listener says quieter, turn it down, too loud.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
@@ -706,7 +741,7 @@ class PlayerTools:
             r"(?:停止播放|停止|关掉|关闭|关|停)",
             r"(?:give it|play(?: it)?(?: for)?|keep (?:it )?(?:going|playing)(?: for)?) another "
             r"(?P<minutes>#) minutes?(?: (?:then|and then|and) (?:stop|turn (?:it )?off))?",
-            r"(?:stop(?: playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
+            r"(?:stop(?: it| playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
             r"(?: for)?) (?:in |after |for )?(?P<minutes>#) minutes?",
         ),
         en="Use when the listener wants playback to stop or turn off after some minutes; "

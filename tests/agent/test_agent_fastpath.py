@@ -165,3 +165,53 @@ def test_count_questions_name_a_library_title_or_go_to_the_model(utterance: str)
     """A title group matches a whole library title only; no titles known, nothing matches."""
     assert FastPath().match(utterance, TOOLS, TITLES, _fold) is None
     assert FastPath().match("西游记有多少集", TOOLS) is None
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool", "arguments"),
+    [
+        ("不想听这个了，下一集", "next_episode", {}),
+        ("no, not that one, the previous one", "previous_episode", {}),
+        ("下一集，不对，上一集", "previous_episode", {}),  # a correction: the last wins
+        ("过二十分钟，关掉", "sleep_timer", {"minutes": 20}),  # whole, the comma dropped
+        ("I'm tired. Could you stop it after 15 minutes?", "sleep_timer", {"minutes": 15}),
+        ("唉，我走神了，现在听到哪一集了", "get_status", {}),
+        ("hmm, which episode are we on now?", "get_status", {}),
+    ],
+)
+def test_the_last_clause_is_the_command(utterance: str, tool: str, arguments: dict) -> None:
+    hit = FastPath().match(utterance, TOOLS, TITLES, _fold)
+    assert hit is not None and (hit.tool, hit.arguments) == (tool, arguments)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "二十分钟以后吧，暂停",  # the amount belongs to the command
+        "in half an hour, stop",
+        "明天早上七点，暂停",
+        "西游记，下一集",  # a title named before: that book's next episode, for the model
+        "Alice in Wonderland, next episode",
+        "下一集，不要暂停",  # the last clause is no whole command
+    ],
+)
+def test_earlier_clauses_with_an_amount_or_a_title_go_to_the_model(utterance: str) -> None:
+    assert FastPath().match(utterance, TOOLS, TITLES, _fold) is None
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool"),
+    [
+        ("声音有点太大了", "volume_down"),
+        ("it's much too loud", "volume_down"),
+        ("这声音也太小了吧", "volume_up"),
+        ("I can't really hear it", "volume_up"),
+        ("我们现在放到第几集了", "get_status"),
+        ("what chapter are we up to", "get_status"),
+        ("where did I leave off", "get_status"),
+        ("我正在听的这部一共几集", "get_status"),
+    ],
+)
+def test_more_words_for_volume_and_status(utterance: str, tool: str) -> None:
+    hit = FastPath().match(utterance, TOOLS)
+    assert hit is not None and (hit.tool, hit.arguments) == (tool, {})

@@ -502,6 +502,7 @@ def test_a_duration_is_no_episode_number() -> None:
         ("半小时后播放第3集", [3]),
         ("play the one before this", []),  # a pronoun
         ("play one more", []),
+        ("is Dune a good one?", []),  # "a <word> one": a pronoun too
         ("play track one", [1]),
         ("play 1984", [1984]),
     ]:
@@ -617,6 +618,29 @@ def test_an_amount_of_time_said_is_an_argument() -> None:
         offered = {name for name, tool in tools.items() if constraints.admits(tool)}
         assert {"sleep_timer", "seek", "get_status", "help"} <= offered, utterance
         assert ({"stop", "pause"} & offered == set()) is timed, utterance
+
+
+def test_a_time_of_day_is_no_amount_of_minutes() -> None:
+    """ "明天六点叫醒我", "turn it off at ten pm": no sleep timer or seek takes a time of day
+    (their minutes and seconds count from now), and no tool on the loaded book without an
+    amount is meant; "大声一点" ("a little") says no time."""
+    from agent import tool_from_function
+    from player.tools import PlayerTools
+
+    tools = {t.name: t for t in map(tool_from_function, PlayerTools.tools(PlayerTools()))}
+    for utterance, clock in [
+        ("明天六点叫醒我", True),
+        ("turn it off at ten pm", True),
+        ("三点半提醒我吃药", True),
+        ("大声一点", False),
+        ("快进一点点", False),
+        ("半小时后关掉", False),  # an amount: the sleep timer takes 30
+    ]:
+        constraints = Constraints()
+        constraints.quote(utterance)
+        offered = {name for name, tool in tools.items() if constraints.admits(tool)}
+        assert ({"sleep_timer", "seek", "stop", "pause"} & offered == set()) is clock, utterance
+        assert "help" in offered and "get_status" in offered, utterance
 
 
 def test_a_volume_is_a_number_said_never_a_time_or_a_duration() -> None:

@@ -180,6 +180,21 @@ LOUDER_PATTERNS = (
     r"i (?:can t|cannot|can not) (?:really )?hear (?:it|anything|a thing|the book|the story)"
     r"(?: very well| well)?",
 )
+# A whole library title asked for ("播放西游记", "换成围城听听", "put on Dracula"): the
+# title group matches only a whole title, anything more (an episode, "接着听…") goes to the
+# model.
+PLAY_TITLE_PATTERNS = (
+    r"(?:我要|我想|我想要)?(?:播放|播|放|听|来|换成|换到|换|改听|改成|切换到|切到)"
+    r"(?:一下|一个|一部|个|点)?(?P<keyword>.+?)(?:听听|听一下)?",
+    r"(?:i want to |i d like to |let s )?(?:play|put on|listen to|hear|switch to|change to)"
+    r"(?: the book| the audiobook)? (?P<keyword>.+?)",
+)
+# "Do you have …" of a whole library title ("有盗墓笔记吗", "do you have Dracula").
+HAVE_TITLE_PATTERNS = (
+    r"(?:你们|你|咱们)?(?:这儿|这里|这|书库里|库里)?(?:有没有|有)(?P<keyword>.+?)(?:吗|么|没有)?",
+    r"(?:do you have|have you got|do you guys have|is there)(?: the book| the audiobook| a book)?"
+    r" (?P<keyword>.+?)(?: in the library| here)?",
+)
 # An episode number alone ("第五集", "跳到第八集", "play episode 5"): that episode of the
 # book loaded now, else of the one listened to last (play_book without a keyword).
 EPISODE_PATTERNS = (
@@ -291,7 +306,7 @@ class PlayerTools:
     @tool(
         zh="用户说“搜一下”“找找”“有没有”“有多少集”时用；只查找，不播放。",
         en="Use for search, find, look for, do you have, how many episodes; it only looks.",
-        patterns=COUNT_PATTERNS,
+        patterns=(*COUNT_PATTERNS, *HAVE_TITLE_PATTERNS),
         output=result_schema(
             albums=_ALBUMS,
             total={"type": "integer"},
@@ -409,7 +424,7 @@ class PlayerTools:
         en="Use to play a book or continue one. keyword is the title; section is the "
         "episode the listener said; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
-        patterns=EPISODE_PATTERNS,
+        patterns=(*EPISODE_PATTERNS, *PLAY_TITLE_PATTERNS),
         output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
     )
     async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:

@@ -215,3 +215,33 @@ def test_earlier_clauses_with_an_amount_or_a_title_go_to_the_model(utterance: st
 def test_more_words_for_volume_and_status(utterance: str, tool: str) -> None:
     hit = FastPath().match(utterance, TOOLS)
     assert hit is not None and (hit.tool, hit.arguments) == (tool, {})
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool", "arguments"),
+    [
+        ("播放西游记", "play_book", {"keyword": "西游记"}),
+        ("我想听红楼梦", "play_book", {"keyword": "紅樓夢"}),
+        ("先不听这个了，换成家", "play_book", {"keyword": "家"}),
+        ("put on Alice in Wonderland", "play_book", {"keyword": "Alice in Wonderland"}),
+        ("有没有西游记", "search_album", {"keyword": "西游记"}),
+        ("书库里有红楼梦吗？", "search_album", {"keyword": "紅樓夢"}),
+        ("do you have Alice in Wonderland?", "search_album", {"keyword": "Alice in Wonderland"}),
+    ],
+)
+def test_a_whole_library_title_played_or_asked_for(
+    utterance: str, tool: str, arguments: dict
+) -> None:
+    hit = FastPath().match(utterance, TOOLS, TITLES, _fold)
+    assert hit is not None and (hit.tool, hit.arguments) == (tool, arguments)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "播放西游", "接着听西游记", "播放西游记第2集", "play Alice", "有西游记第五集吗",
+        "do you have anything by Lewis Carroll",
+    ],
+)  # fmt: skip
+def test_a_title_not_whole_or_more_than_a_title_goes_to_the_model(utterance: str) -> None:
+    assert FastPath().match(utterance, TOOLS, TITLES, _fold) is None

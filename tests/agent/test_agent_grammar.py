@@ -597,14 +597,21 @@ def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:
     assert "西游记" in titles("接着刚才的放", "paused")
 
 
+def _offered(utterance: str) -> set[str]:
+    """The player's tools the grammar offers for `utterance` (no context, no library)."""
+    from agent import tool_from_function
+    from player.tools import PlayerTools
+
+    constraints = Constraints()
+    constraints.quote(utterance)
+    tools = map(tool_from_function, PlayerTools.tools(PlayerTools()))
+    return {tool.name for tool in tools if constraints.admits(tool)}
+
+
 def test_an_amount_of_time_said_is_an_argument() -> None:
     """A duration with a number ("再放四十分钟然后关掉", "turn it off after twenty minutes")
     is taken by a sleep timer or a seek: stop and pause, which act on the loaded book
     without an amount, are not offered. "wait a second" or "hang on a sec" says no amount."""
-    from agent import tool_from_function
-    from player.tools import PlayerTools
-
-    tools = {t.name: t for t in map(tool_from_function, PlayerTools.tools(PlayerTools()))}
     for utterance, timed in [
         ("我要睡了，再给我放个四十分钟然后关掉", True),
         ("I'm falling asleep, could you turn it off after twenty minutes", True),
@@ -613,9 +620,7 @@ def test_an_amount_of_time_said_is_an_argument() -> None:
         ("hang on a sec", False),
         ("先暂停", False),
     ]:
-        constraints = Constraints()
-        constraints.quote(utterance)
-        offered = {name for name, tool in tools.items() if constraints.admits(tool)}
+        offered = _offered(utterance)
         assert {"sleep_timer", "seek", "get_status", "help"} <= offered, utterance
         assert ({"stop", "pause"} & offered == set()) is timed, utterance
 
@@ -624,10 +629,6 @@ def test_a_time_of_day_is_no_amount_of_minutes() -> None:
     """ "明天六点叫醒我", "turn it off at ten pm": no sleep timer or seek takes a time of day
     (their minutes and seconds count from now), and no tool on the loaded book without an
     amount is meant; "大声一点" ("a little") says no time."""
-    from agent import tool_from_function
-    from player.tools import PlayerTools
-
-    tools = {t.name: t for t in map(tool_from_function, PlayerTools.tools(PlayerTools()))}
     for utterance, clock in [
         ("明天六点叫醒我", True),
         ("turn it off at ten pm", True),
@@ -636,9 +637,7 @@ def test_a_time_of_day_is_no_amount_of_minutes() -> None:
         ("快进一点点", False),
         ("半小时后关掉", False),  # an amount: the sleep timer takes 30
     ]:
-        constraints = Constraints()
-        constraints.quote(utterance)
-        offered = {name for name, tool in tools.items() if constraints.admits(tool)}
+        offered = _offered(utterance)
         assert ({"sleep_timer", "seek", "stop", "pause"} & offered == set()) is clock, utterance
         assert "help" in offered and "get_status" in offered, utterance
 

@@ -49,6 +49,9 @@ __all__ = ["Agent", "Step", "StepKind", "TurnResult"]
 MAX_UTTERANCE_CHARS = 500
 """Longer transcripts are cut to this many characters before they reach the model."""
 
+INJECTION_WAIT_S = 30.0
+"""Seconds a correction queued with no turn running waits for the next one (`inject`)."""
+
 _TEXT = {
     "zh": {
         "empty": "我没听清，请再说一遍。",
@@ -152,7 +155,7 @@ class Agent:
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
         self._warned_fit = False
-        self._injections: deque[str] = deque()
+        self._injections: deque[tuple[float, str]] = deque()  # (monotonic s, text)
         self.defer_trace = False
         """True: `run` leaves logging the timings and writing the trace to `finish`."""
 
@@ -196,9 +199,12 @@ class Agent:
 
     def inject(self, text: str) -> None:
         """Queue a listener's correction; it reaches the model as an extra Observation
-        before the next model step of the running turn, or of the next turn."""
+        before the next model step of the running turn, or, with none running, of the next
+        turn. It is for that turn only: one that ends without a model step to take it (a
+        fast-path command) drops it, and so does `INJECTION_WAIT_S` seconds without a turn;
+        a correction never steers a later, unrelated request."""
         if text and text.strip():
-            self._injections.append(text.strip())
+            self._injections.append((time.monotonic(), text.strip()))
 
     async def run(
         self,
@@ -219,12 +225,15 @@ class Agent:
         start = time.perf_counter()
         turn = TurnResult(utterance=utterance, answer="")
         turn.mark("agent")
+        self._drop_injections(older_than=INJECTION_WAIT_S)
         try:
             await self._run(turn, cancel or asyncio.Event(), on_step)
         except Exception as exc:  # an implementation error: still answer, and record it
             _LOGGER.exception("agent turn failed")
             turn.error = f"{type(exc).__name__}: {exc}"
             turn.answer = turn.answer or _TEXT[self.language]["model"]
+        finally:
+            self._drop_injections()  # this turn's corrections: it has ended
         turn.elapsed_ms = (time.perf_counter() - start) * 1000.0
         turn.mark("answer")
         _LOGGER.info(
@@ -557,6 +566,16 @@ class Agent:
         turn.answer = _spoken(result, self.language)
         return True
 
+    def _drop_injections(self, older_than: float | None = None) -> None:
+        """Forget queued corrections (with `older_than`, those queued more than that many
+        seconds ago), each with a log line."""
+        now = time.monotonic()
+        while self._injections and (
+            older_than is None or now - self._injections[0][0] > older_than
+        ):
+            _, text = self._injections.popleft()
+            _LOGGER.info("correction dropped, no model step took it: %s", short_text(text, 60))
+
     def _take_injections(
         self,
         turn: TurnResult,
@@ -568,7 +587,7 @@ class Agent:
         taken = False
         while self._injections:
             taken = True
-            correction = self._injections.popleft()
+            _, correction = self._injections.popleft()
             if constraints is not None:
                 single = self._titles if self.catalog is not None else None
                 constraints.quote(correction, titles=single)

@@ -19,6 +19,7 @@ from agent import (
     TraceWriter,
     read_last,
 )
+from agent.fastpath import FastPath
 
 
 def _agent(model: ScriptedModel, library: FakeLibrary | None = None, **options) -> Agent:
@@ -219,6 +220,31 @@ async def test_injection_waits_for_the_next_turn() -> None:
     await run(agent, "搜索西游记")
     first = model.history[0]["messages"]
     assert first[-1]["role"] == "user" and "只看第6到第10个结果" in first[-1]["content"]
+
+
+async def test_an_injection_no_model_step_took_is_dropped_with_its_turn() -> None:
+    """A correction queued before a fast-path command ("resume") was for that turn: it
+    never steers the next request."""
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好"])
+    agent = _agent(model)
+    agent.fast_path = FastPath(extra={"pause": ("暂停",)})  # the player's phrase
+    agent.inject("我说的是三国演义")
+    first = await run(agent, "暂停")
+    assert first.backend == "fastpath" and model.history == []
+    await run(agent, "搜索西游记")
+    assert "三国演义" not in model.history[0]["messages"][-1]["content"]
+
+
+async def test_an_injection_waits_for_a_turn_only_so_long(monkeypatch) -> None:
+    from agent import loop
+
+    model = ScriptedModel(["Thought: x\nFinal Answer: 好"])
+    agent = _agent(model)
+    agent.inject("只看第6到第10个结果")
+    clock = loop.time.monotonic() + loop.INJECTION_WAIT_S + 1
+    monkeypatch.setattr(loop.time, "monotonic", lambda: clock)
+    await run(agent, "搜索西游记")
+    assert "只看第6到第10个结果" not in model.history[0]["messages"][-1]["content"]
 
 
 async def test_empty_utterance() -> None:

@@ -357,6 +357,17 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     return 0 if report.ok else 1
 
 
+def _count(number: int, noun: str) -> str:
+    """``"1 episode"``, ``"2 episodes"``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _among(folder: Path, paths: list[str]) -> bool:
+    """True when `folder` is one of `paths` (compared resolved, `~` expanded)."""
+    target = folder.expanduser().resolve()
+    return any(Path(p).expanduser().resolve() == target for p in paths)
+
+
 def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """List the albums, add an album folder, or check that every file plays."""
     from device import library
@@ -367,19 +378,27 @@ def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
             print("xiaoting library add: name one album folder", file=sys.stderr)
             return 2
         root = Path(args.to or paths[0])
+        if not _among(root, paths):
+            print(
+                f"xiaoting library add: {root} is not in library.paths ({', '.join(paths)}), "
+                "so the player would never see the album; add it to library.paths in "
+                f"{cfg.source} first, or leave --to out",
+                file=sys.stderr,
+            )
+            return 1
         try:
             entry = library.add(Path(args.paths[0]), root, name=args.name)
         except (library.LibraryError, OSError) as err:
             print(f"xiaoting library add: {err}", file=sys.stderr)
             return 1
-        print(f"added {entry.title!r}: {entry.episodes} episodes in {entry.folder}")
+        print(f"added {entry.title!r}: {_count(entry.episodes, 'episode')} in {entry.folder}")
         return 0
     if args.paths:
         paths = args.paths
     if args.action == "list":
         found = library.survey(paths)
         for album in found.albums:
-            print(f"{album.title}  ({album.episodes} episodes)  {album.folder}")
+            print(f"{album.title}  ({_count(album.episodes, 'episode')})  {album.folder}")
         for line in found.problems():
             print(f"  note: {line}")
         print(found.summary())
@@ -394,7 +413,8 @@ def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         print(f"warn {line}")
     for path, reason in bad:
         print(f"FAIL {path}: {reason}")
-    print(f"{found.summary()}; {len(bad)} files do not play")
+    plays = "file does not play" if len(bad) == 1 else "files do not play"
+    print(f"{found.summary()}; {len(bad)} {plays}")
     return 1 if bad or found.missing else 0
 
 

@@ -338,7 +338,10 @@ async def control_request(
             finally:
                 writer.close()
     except FileNotFoundError:
-        raise ControlError(f"{socket_path}: no such socket (is xiaoting running?)") from None
+        raise ControlError(
+            f"{socket_path}: no such socket: xiaoting is not running "
+            "(start it with `xiaoting run`, or `sudo systemctl start xiaoting` on a device)"
+        ) from None
     except PermissionError:
         raise ControlError(f"{socket_path}: permission denied (join the service's group)") from None
     except ConnectionRefusedError:

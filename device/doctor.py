@@ -41,11 +41,19 @@ class Finding:
 
 
 def check_config(cfg: Config) -> Finding:
-    """The config loaded (it did, or the CLI would have stopped with the bad key)."""
-    remote = "remote fallback on" if cfg.remote_enabled else "no remote API key (local only)"
-    return Finding(
-        "config", OK, f"{cfg.source}, language {cfg.language}, policy {cfg.llm.policy}, {remote}"
-    )
+    """The config loaded (it did, or the CLI would have stopped with the bad key); a policy
+    that only asks the remote model fails without an API key."""
+    detail = f"{cfg.source}, language {cfg.language}, policy {cfg.llm.policy}"
+    if cfg.remote_enabled:
+        return Finding("config", OK, f"{detail}, remote fallback on")
+    if cfg.llm.policy == "remote":
+        return Finding(
+            "config",
+            FAIL,
+            f"{detail}, but no remote API key: set remote.api_key or DEEPSEEK_API_KEY, "
+            'or llm.policy = "local-then-remote"',
+        )
+    return Finding("config", OK, f"{detail}, no remote API key (local model only)")
 
 
 def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool) -> Finding:

@@ -78,7 +78,9 @@ class Survey:
     def summary(self) -> str:
         """``3 albums, 41 episodes under /var/lib/xiaoting/library``."""
         roots = sorted({str(a.root) for a in self.albums}) or ["no readable folder"]
-        return f"{len(self.albums)} albums, {self.episodes} episodes under {', '.join(roots)}"
+        albums = "1 album" if len(self.albums) == 1 else f"{len(self.albums)} albums"
+        episodes = "1 episode" if self.episodes == 1 else f"{self.episodes} episodes"
+        return f"{albums}, {episodes} under {', '.join(roots)}"
 
 
 def _is_audio(name: str) -> bool:

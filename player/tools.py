@@ -126,9 +126,18 @@ QUIETER_PHRASES = (
 LIBRARY_PHRASES = (
     "有什么书", "有哪些书", "书库里有什么", "书库里有什么书", "都有什么书", "有什么可以听的",
     "what books do you have", "which books do you have", "what do you have",
-    "what's in the library", "list the books",
+    "what's in the library", "list the books", "有多少本书", "有几本书", "一共有多少本书",
+    "书库里有多少本书", "how many books do you have", "how many books are there",
+    "how many books",
 )  # fmt: skip
-HELP_PHRASES = ("你能做什么", "你会做什么", "怎么用", "what can you do", "help")
+HELP_PHRASES = (
+    "你能做什么", "你会做什么", "怎么用", "what can you do", "help",
+    # What people say most to any voice assistant, that no audiobook tool can do: the
+    # listener hears an honest "I can't" and what can be said instead.
+    "你好", "您好", "hello", "hi", "现在几点", "几点了", "what time is it", "what s the time",
+    "今天天气怎么样", "天气怎么样", "what s the weather like", "what s the weather",
+    "what s the weather today", "what s the weather like today", "讲个笑话", "说个笑话", "tell me a joke",
+)  # fmt: skip
 # "How many episodes" questions. The title group matches only a whole library title (the
 # fast path checks), anything else goes to the model.
 _COUNT_ZH = r"(?:一共|总共|共)?(?:有)?(?:多少|几)(?:集|章|回)"

@@ -73,6 +73,11 @@ TOOLS = [tool_from_function(f) for f in PlayerTools.tools(PlayerTools())]
         ("ok so, next episode", "next_episode", {}),
         ("能不能大声点啊", "volume_up", {}),
         ("Which book is this?", "get_status", {}),
+        ("你好！", "help", {}),  # no tool does it: the listener hears what can be done
+        ("今天天气怎么样？", "help", {}),
+        ("Tell me a joke.", "help", {}),
+        ("How many books do you have?", "list_albums", {}),
+        ("一共有多少本书", "list_albums", {}),
     ],
 )
 def test_commands(utterance: str, tool: str, arguments: dict) -> None:

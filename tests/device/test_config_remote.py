@@ -40,3 +40,16 @@ def test_example_config_documents_every_remote_key() -> None:
     example = tomllib.loads((ROOT / "config.example.toml").read_text())
     assert set(example["remote"]) == set(RemoteConfig.__dataclass_fields__)
     from_dict(example)  # and it is valid
+
+
+def test_doctor_fails_a_remote_only_policy_without_an_api_key(tmp_path, monkeypatch) -> None:
+    from device.config import dev_config
+    from device.doctor import FAIL, OK, check_config
+
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    alone = check_config(dev_config(tmp_path, llm={"policy": "remote"}))
+    assert alone.level == FAIL and "DEEPSEEK_API_KEY" in alone.detail
+    keyed = check_config(dev_config(tmp_path, llm={"policy": "remote"}, remote={"api_key": "k"}))
+    assert keyed.level == OK and "remote fallback on" in keyed.detail
+    local = check_config(dev_config(tmp_path))
+    assert local.level == OK and "local model only" in local.detail

@@ -110,8 +110,13 @@ def test_library_commands(shelf: Path, tmp_path: Path, capsys) -> None:
     source = tmp_path / "src" / "水浒传"
     _episode(source / "01.mp3")
     assert main(["library", "add", str(source), "--config", str(config)]) == 0
-    assert "added '水浒传': 1 episodes" in capsys.readouterr().out
+    assert "added '水浒传': 1 episode in" in capsys.readouterr().out
+    elsewhere = tmp_path / "elsewhere"
+    assert (
+        main(["library", "add", str(source), "--to", str(elsewhere), "--config", str(config)]) == 1
+    )
+    assert "not in library.paths" in capsys.readouterr().err and not elsewhere.exists()
     (shelf / "西游记" / "第02集.mp3").write_bytes(b"\x00" * 5000)
     assert main(["--config", str(config), "library", "check"]) == 1
     out = capsys.readouterr().out
-    assert "FAIL" in out and "第02集.mp3" in out and "1 files do not play" in out
+    assert "FAIL" in out and "第02集.mp3" in out and "1 file does not play" in out

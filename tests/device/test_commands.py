@@ -100,7 +100,7 @@ async def test_status_and_inject_without_a_service_say_so(tmp_path: Path, capsys
     assert await asyncio.wait_for(commands.status(cfg), 10) == 1
     assert await asyncio.wait_for(commands.inject(cfg, "不对"), 10) == 1
     err = capsys.readouterr().err
-    assert err.count("is xiaoting running?") == 2
+    assert err.count("xiaoting is not running (start it with `xiaoting run`") == 2
 
 
 def test_demo_library_is_made_once(tmp_path: Path) -> None:

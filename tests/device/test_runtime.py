@@ -81,7 +81,7 @@ async def test_unusable_gpio_is_one_line_and_not_fatal(tmp_path, caplog) -> None
 
 
 async def test_control_client_reports_a_missing_service(tmp_path) -> None:
-    with pytest.raises(ControlError, match="is xiaoting running"):
+    with pytest.raises(ControlError, match="xiaoting is not running"):
         await asyncio.wait_for(control_request(tmp_path / "none.sock", {"cmd": "status"}), 3)
 
 

@@ -21,7 +21,7 @@ from . import control
 from .audio_out import AlsaPlayback, PcmOutput, PlaybackError
 from .config import Config
 from .logs import quiet_stderr
-from .texts import say
+from .texts import say, state_name
 from .wav_output import WavFileOutput
 
 _LOGGER = logging.getLogger(__name__)
@@ -341,8 +341,8 @@ def format_status(reply: dict[str, Any], language: str) -> list[str]:
     volume, downloads, underruns, speaker, turns, last turn."""
     lang = reply.get("language") or language
     none = say("none", lang)
-    lines = [say("st_state", lang, value=reply.get("state", "?"))]
-    lines.append(say("st_book", lang, value=reply.get("player") or none))
+    lines = [say("st_state", lang, value=state_name(reply.get("state", "?"), lang))]
+    lines.append(say("st_book", lang, value=state_name(reply.get("player") or "", lang) or none))
     if reply.get("album"):
         lines.append(say("st_album", lang, value=reply["album"]))
         title = reply.get("episode_title") or ""

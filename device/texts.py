@@ -62,6 +62,21 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
+STATE_NAMES_ZH = {
+    "starting": "启动中", "idle": "空闲", "listening": "在听", "thinking": "在想",
+    "speaking": "在说", "stopping": "正在退出", "loading": "加载中", "playing": "播放中",
+    "paused": "已暂停",
+}  # fmt: skip
+"""The device's and the player's states in Chinese (`xiaoting status` keeps the English
+name beside it, as the log writes it)."""
+
+
+def state_name(state: str, language: str) -> str:
+    """``"空闲 (idle)"`` in Chinese, ``"idle"`` in English."""
+    zh = STATE_NAMES_ZH.get(state) if language == "zh" else None
+    return f"{zh} ({state})" if zh else state
+
+
 def say(key: str, language: str = "en", **values: object) -> str:
     """The message `key` in `language` (English when there is no such language)."""
     entry = TEXTS[key]

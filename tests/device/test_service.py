@@ -217,7 +217,7 @@ async def test_status_prints_readable_lines_and_json(tmp_path: Path, capsys) -> 
     finally:
         rt.app.request_stop()
         await asyncio.wait_for(task, T)
-    assert text.splitlines()[0] == "状态：idle"
+    assert text.splitlines()[:2] == ["状态：空闲 (idle)", "书：空闲 (idle)"]
     assert "欠载：0" in text and "下载：无" in text
     assert "{" not in text
     assert data["state"] == "idle" and data["underruns"] == 0

@@ -24,7 +24,7 @@ from typing import Any
 
 _LOGGER = logging.getLogger(__name__)
 
-__all__ = ["FastMatch", "FastPath", "chinese_number", "number_value"]
+__all__ = ["FastMatch", "FastPath", "acknowledgement", "chinese_number", "number_value"]
 
 _POLITE_ZH = re.compile(
     r"^(?:嗯+|呃+|哎+|哎呀|哎哟|唉|诶|欸|喂|哦+|噢|啊+|那个|好的|好了|那|请你|请|麻烦你|麻烦|帮我|给我|你能不能|能不能|可不可以|"
@@ -116,6 +116,22 @@ def normalise(utterance: str) -> str:
         for _ in range(2):
             text = _POLITE_EN.sub("", text).strip()
     return text
+
+
+_ACKNOWLEDGEMENTS = frozenset(
+    {"ok", "okay", "thanks", "thank you", "thank you very much", "thanks a lot", "alright",
+     "all right", "got it", "cool", "great", "fine", "never mind", "nevermind", "no thanks",
+     "好", "行", "对", "没事", "没事了", "算了", "不用了", "知道了", "好嘞", "多谢"}
+)  # fmt: skip
+
+
+def acknowledgement(utterance: str) -> bool:
+    """True when `utterance` asks for nothing: only fillers, politeness and thanks ("谢谢",
+    "嗯", "好的", "ok", "thanks", "never mind"). No tool is called for it."""
+    if not re.search(r"\w", utterance):
+        return False
+    text = normalise(utterance)
+    return not text or text in _ACKNOWLEDGEMENTS
 
 
 def number_value(text: str) -> int | None:

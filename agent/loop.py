@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
-from .fastpath import FastPath
+from .fastpath import FastPath, acknowledgement
 from .grammar import (
     PLAYBACK_STATE,
     TITLE,
@@ -55,6 +55,7 @@ INJECTION_WAIT_S = 30.0
 _TEXT = {
     "zh": {
         "empty": "我没听清，请再说一遍。",
+        "ack": "好的。",
         "rounds": "抱歉，这件事我没能办好，请换个说法再试一次。",
         "model": "抱歉，我现在想不出来，请稍后再试。",
         "unavailable": "抱歉，语言模型不可用，我只能听懂暂停、继续、下一集这样的简单命令。",
@@ -63,6 +64,7 @@ _TEXT = {
     },
     "en": {
         "empty": "Sorry, I didn't catch that. Please say it again.",
+        "ack": "Okay.",
         "rounds": "Sorry, I couldn't get that done. Please try saying it another way.",
         "model": "Sorry, I can't think right now. Please try again later.",
         "unavailable": "Sorry, the language model is not available; I only understand short "
@@ -543,6 +545,12 @@ class Agent:
     async def _fast(
         self, turn: TurnResult, utterance: str, cancel: asyncio.Event, on_step: StepCallback | None
     ) -> bool:
+        if self.fast_path.enabled and acknowledgement(utterance):
+            # "谢谢", "嗯", "ok": the listener asks for nothing, so nothing changes (a model
+            # step had stopped the book for "谢谢" and skipped an episode for "ok").
+            turn.backend = "fastpath"
+            turn.answer = _TEXT[self.language]["ack"]
+            return True
         hit = self.fast_path.match(utterance, self.registry.tools(), self.titles, self.fold)
         if hit is None:
             return False

@@ -556,8 +556,13 @@ class PlayerTools:
         en="Use when the listener says stop, stop playing, turn it off, that's enough (now).",
     )
     async def stop(self) -> dict[str, Any]:
-        """Stop playing; the bookmark is kept so the book can be continued later."""
+        """Stop playing; the bookmark is kept so the book can be continued later. A sleep
+        timer is cancelled with it: it would otherwise pause the next book played."""
         self.stop_all()
+        if self._sleep_task is not None:
+            self._sleep_task.cancel()
+            self._sleep_task = None
+        self.sleep_deadline = None
         return {"message": say(self.language, "stopped")}
 
     @tool(

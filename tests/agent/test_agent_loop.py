@@ -508,3 +508,18 @@ async def test_tools_that_need_a_loaded_book_are_offered_only_when_one_is() -> N
         )
         await run(agent, "Thought: 我要暂停 播放三国演义")
         assert ("t-pause " in model.history[0]["grammar"]) is offered, now
+
+
+@pytest.mark.parametrize("utterance", ["谢谢", "嗯。", "好的", "ok", "Thanks!", "never mind"])
+async def test_an_acknowledgement_asks_for_nothing(utterance: str) -> None:
+    """No model step and no tool: "谢谢" never stops the book, "ok" never skips an episode."""
+    model = ScriptedModel(["Thought: x\nAction: stop\nAction Input: {}"])
+    agent = _agent(model, fast_path=True)
+    turn = await run(agent, utterance)
+    assert model.history == [] and turn.steps == [] and turn.answer in ("好的。", "Okay.")
+
+
+async def test_a_request_with_thanks_is_still_a_request() -> None:
+    model = ScriptedModel([PLAY, "Thought: x\nFinal Answer: 好"])
+    turn = await run(_agent(model, fast_path=True), "播放西游记第2集，谢谢")
+    assert [s.action for s in turn.steps if s.action] == ["play_book"]

@@ -182,6 +182,19 @@ async def test_seek_volume_and_sleep_timer(make_player, library, sink):
         (await bounded(player.sleep_timer(-3)))["message"]
 
 
+async def test_stop_cancels_the_sleep_timer(make_player, library, sink):
+    """A timer left from before a stop would pause the next book played."""
+    player = await make_player(library_paths=[library])
+    await bounded(player.play_book("西游记", section=1))
+    await bounded(player.sleep_timer(0.01))
+    await bounded(player.stop())
+    assert player.sleep_deadline is None and "sleep_minutes" not in await player.get_status()
+    sink.speed = 0.5
+    await bounded(player.play_book("西游记", section=1))
+    await asyncio.sleep(0.9)  # past the 0.6 s the timer had
+    assert player.state == PlayerState.PLAYING
+
+
 async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
     make_player, tmp_path, sink
 ):

@@ -240,20 +240,11 @@ def _title_key(text: str, fold: Callable[[str], str]) -> str:
 
 
 def _names_title(text: str, known: dict[str, str], fold: Callable[[str], str]) -> bool:
-    """True when `text` contains a library title (`known`'s `_title_key`s) of two
-    characters or more: a Chinese one anywhere, a Latin one as whole words."""
-    folded = fold(text).replace("’", "'")
-    squashed = _PUNCT.sub("", folded)
-    spaced = " " + _PUNCT.sub(" ", folded) + " "
-    for key, title in known.items():
-        if len(key) < 2:
-            continue
-        if re.search(r"[\u3400-\u9fff]", key):
-            if key in squashed:
-                return True
-        elif " " + _PUNCT.sub(" ", fold(title).replace("’", "'")).strip() + " " in spaced:
-            return True
-    return False
+    """True when `text` names a library title (`known`: `_title_key` -> title) of two
+    characters or more, at token boundaries as the grammar finds titles named."""
+    from .grammar import _named
+
+    return any(len(key) >= 2 and _named(title, text, fold) for key, title in known.items())
 
 
 def _has_title(tool: Any) -> bool:

@@ -357,11 +357,6 @@ def cmd_models(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     return 0 if report.ok else 1
 
 
-def _count(number: int, noun: str) -> str:
-    """``"1 episode"``, ``"2 episodes"``."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def _among(folder: Path, paths: list[str]) -> bool:
     """True when `folder` is one of `paths` (compared resolved, `~` expanded)."""
     target = folder.expanduser().resolve()
@@ -391,14 +386,16 @@ def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         except (library.LibraryError, OSError) as err:
             print(f"xiaoting library add: {err}", file=sys.stderr)
             return 1
-        print(f"added {entry.title!r}: {_count(entry.episodes, 'episode')} in {entry.folder}")
+        print(
+            f"added {entry.title!r}: {library.counted(entry.episodes, 'episode')} in {entry.folder}"
+        )
         return 0
     if args.paths:
         paths = args.paths
     if args.action == "list":
         found = library.survey(paths)
         for album in found.albums:
-            print(f"{album.title}  ({_count(album.episodes, 'episode')})  {album.folder}")
+            print(f"{album.title}  ({library.counted(album.episodes, 'episode')})  {album.folder}")
         for line in found.problems():
             print(f"  note: {line}")
         print(found.summary())

@@ -78,9 +78,13 @@ class Survey:
     def summary(self) -> str:
         """``3 albums, 41 episodes under /var/lib/xiaoting/library``."""
         roots = sorted({str(a.root) for a in self.albums}) or ["no readable folder"]
-        albums = "1 album" if len(self.albums) == 1 else f"{len(self.albums)} albums"
-        episodes = "1 episode" if self.episodes == 1 else f"{self.episodes} episodes"
+        albums, episodes = counted(len(self.albums), "album"), counted(self.episodes, "episode")
         return f"{albums}, {episodes} under {', '.join(roots)}"
+
+
+def counted(number: int, noun: str) -> str:
+    """``"1 episode"``, ``"2 episodes"``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _is_audio(name: str) -> bool:

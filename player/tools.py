@@ -559,10 +559,7 @@ class PlayerTools:
         """Stop playing; the bookmark is kept so the book can be continued later. A sleep
         timer is cancelled with it: it would otherwise pause the next book played."""
         self.stop_all()
-        if self._sleep_task is not None:
-            self._sleep_task.cancel()
-            self._sleep_task = None
-        self.sleep_deadline = None
+        self._cancel_sleep()
         return {"message": say(self.language, "stopped")}
 
     @tool(
@@ -786,16 +783,20 @@ class PlayerTools:
         minutes = float(minutes)
         if not 0 <= minutes <= 600:
             raise BadInputError(say(self.language, "bad_sleep"))
-        if self._sleep_task is not None:
-            self._sleep_task.cancel()
-            self._sleep_task = None
-        self.sleep_deadline = None
+        self._cancel_sleep()
         if minutes == 0:
             return {"message": say(self.language, "sleep_off"), "minutes": 0}
         self.sleep_deadline = time.monotonic() + minutes * 60
         self._sleep_task = self._track(self._sleep_after(minutes * 60), "sleep timer")
         shown = int(minutes) if minutes == int(minutes) else minutes
         return {"message": say(self.language, "sleep_set", minutes=shown), "minutes": shown}
+
+    def _cancel_sleep(self) -> None:
+        """Cancel the sleep timer, if one runs."""
+        if self._sleep_task is not None:
+            self._sleep_task.cancel()
+            self._sleep_task = None
+        self.sleep_deadline = None
 
     @tool(
         return_direct=True,

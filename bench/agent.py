@@ -11,9 +11,12 @@ state and the spoken answer are checked (`bench/expect.py`) — not the tool cal
 Requests come in three forms, one file each: typed (``requests_typed.jsonl``), shaped like
 a speech recogniser's transcript (``requests_asr.jsonl``: spaces between characters,
 homophones, no punctuation) and held-out phrasings (``heldout_requests.jsonl``), which no
-prompt, word list or fast-path table may contain. Printed: success per form and per
+prompt, example, phrase file or rule may contain. Printed: success per form and per
 category, replies that failed to parse, decode and prefill tokens per turn, median turn
-time, every failure with its calls, answer and reason, and as the last line
+time, every failure with its calls, answer and reason (held-out requests are counted,
+never listed: ``--show-heldout`` lists them for a reviewer), ``held-out: N/M ok (P%),
+wrong actions: K``, the wrong actions of all requests (a failed turn that changed the
+player: another book, a stop, a skip, a volume nobody asked for), and as the last line
 ``agent benchmark: N/M ok (P%) real player, <model>``. With ``--baseline N`` the first N
 requests also go through the design note's plain loop (``bench/baseline_react.py``) on the
 same player and model, for the ratio of success and turn time. The play requests run a second
@@ -43,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from bench.expect import Observed, check, observe, spoken_problems  # noqa: E402
+from bench.expect import Observed, changed, check, observe, spoken_problems  # noqa: E402
 from bench.library import ALBUMS, cached_library  # noqa: E402
 
 DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -219,6 +222,7 @@ async def run_requests(
         )
         spoken = set(spoken_problems(answer, request["lang"], ids))
         model = _model_steps(steps)
+        moved = changed(before, after, elapsed) if reasons else []
         row = {
             "id": request["id"],
             "form": request["form"],
@@ -226,6 +230,8 @@ async def run_requests(
             "category": request["category"],
             "utterance": request["utterance"],
             "ok": not reasons,
+            "wrong_action": bool(moved),
+            "changed": moved,
             "state_ok": not [r for r in reasons if r not in spoken],
             "reasons": reasons,
             "answer": answer,
@@ -248,10 +254,12 @@ async def run_requests(
             "raw": [s.get("raw", "") for s in model],
         }
         rows.append(row)
-        mark = "ok  " if row["ok"] else "FAIL"
+        if request["form"] == "heldout" and not args.show_heldout:
+            continue  # held out: its words and failures are not for the eyes of the team
+        mark = "ok  " if row["ok"] else ("WRONG" if row["wrong_action"] else "FAIL")
         call_text = " ".join(f"{n}({json.dumps(a, ensure_ascii=False)})" for n, a in calls)
         print(
-            f"  {mark} {request['form']:<7} {request['id']:<10} {row['ms']:6.0f} ms "
+            f"  {mark:<5} {request['form']:<7} {request['id']:<10} {row['ms']:6.0f} ms "
             f"{row['decode_tokens']:3d} tok  {request['utterance']!r} -> {call_text or '-'}"
             f" | {answer[:60]!r}",
             flush=True,
@@ -340,12 +348,19 @@ def baseline_summary(base: list[dict[str, Any]], ours: list[dict[str, Any]]) -> 
     ]
 
 
+def _redacted(row: dict[str, Any]) -> dict[str, Any]:
+    """A held-out row without its words, calls and answer (its figures kept)."""
+    hidden = ("utterance", "answer", "calls", "raw", "reasons", "before", "after", "changed")
+    return {k: ("-" if k in hidden else v) for k, v in row.items()}
+
+
 def _pct(ok: int, total: int) -> str:
     return f"{ok}/{total} ({100 * ok / max(1, total):.0f}%)"
 
 
-def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
-    """The printed figures, one line each; the last is the benchmark's headline."""
+def summary(rows: list[dict[str, Any]], model_name: str, *, show_heldout: bool = False) -> list[str]:
+    """The printed figures, one line each; the last is the benchmark's headline. Held-out
+    requests are counted, never listed (unless `show_heldout`)."""
     lines = []
     ok = sum(r["ok"] for r in rows)
     by_form: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -398,7 +413,18 @@ def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
     leaked = sum(1 for r in rows if any("album id" in x for x in r["reasons"]))
     silent = sum(1 for r in rows if any(x.startswith("silence") for x in r["reasons"]))
     lines.append(f"answers naming an album id: {leaked}; silent answers: {silent}")
-    failures = [r for r in rows if not r["ok"]]
+    held = [r for r in rows if r["form"] == "heldout"]
+    if held:
+        lines.append(
+            f"held-out: {sum(r['ok'] for r in held)}/{len(held)} ok "
+            f"({100 * sum(r['ok'] for r in held) / len(held):.0f}%), wrong actions: "
+            f"{sum(r['wrong_action'] for r in held)}"
+        )
+    lines.append(
+        f"wrong actions (a failed turn that changed the player): "
+        f"{sum(r['wrong_action'] for r in rows)}/{len(rows)}"
+    )
+    failures = [r for r in rows if not r["ok"] and (show_heldout or r["form"] != "heldout")]
     if failures:
         lines.append(f"failures ({len(failures)}):")
         for r in failures:
@@ -408,7 +434,7 @@ def summary(rows: list[dict[str, Any]], model_name: str) -> list[str]:
                 f"      calls: {call_text or '-'}\n"
                 f"      answer: {r['answer']!r}\n"
                 f"      state: {Observed(**r['before']).short()} -> {Observed(**r['after']).short()}\n"
-                f"      why: {'; '.join(r['reasons'])}"
+                f"      why: {'; '.join(r['reasons'])}{'  (WRONG ACTION)' if r['wrong_action'] else ''}"
             )
     lines.append(
         f"agent benchmark: {ok}/{len(rows)} ok ({100 * ok / max(1, len(rows)):.0f}%) "
@@ -507,14 +533,17 @@ async def main_async(args: argparse.Namespace) -> int:
             if args.decode_steps:
                 jump_off += await decode_steps_off(config, chosen, args)
     print()
-    lines = summary(rows, args.model.stem)
+    lines = summary(rows, args.model.stem, show_heldout=args.show_heldout)
     decode = decode_steps_lines(rows, jump_off) if args.decode_steps else []
     for line in lines[:-1] + baseline_summary(base, rows) + decode + lines[-1:]:
         print(line)
     if args.json:
+        shown = [
+            r if args.show_heldout or r["form"] != "heldout" else _redacted(r) for r in rows
+        ]
         args.json.write_text(
             json.dumps(
-                {"model": args.model.stem, "rows": rows, "baseline": base},
+                {"model": args.model.stem, "rows": shown, "baseline": base},
                 ensure_ascii=False,
                 indent=1,
             ),
@@ -556,6 +585,12 @@ def main() -> int:
         help="also run the play requests with jump-forward off (decode steps per play turn)",
     )
     parser.add_argument("--json", type=Path, help="write every row to this JSON file")
+    parser.add_argument(
+        "--show-heldout",
+        action="store_true",
+        help="also list held-out requests and their failures (for a reviewer: whoever reads "
+        "them may no longer tune anything against them)",
+    )
     parser.add_argument("--no-jump-forward", action="store_true", help="llm.jump_forward off")
     parser.add_argument(
         "--thought-tokens", type=int, help="llm.thought_tokens (default: the config's, 24)"

@@ -25,7 +25,13 @@ Keys of ``expect``:
 - ``declines``: the answer declines (a refusal word, no digits outside a library title
   named: no invented facts);
 - ``offers_books``: the answer names a book of the library, or one started playing;
-- ``lists_library``: the answer names two books of the library, or how many it holds.
+- ``lists_library``: the answer names two books of the library, or how many it holds;
+- ``asks``: true — the answer is a question back to the listener (a question mark: "想听哪一
+  本？", "Which book would you like?"), and no other book or episode started.
+
+A failed request whose turn changed the player (play/pause state, book, episode, volume,
+sleep timer, or a jump in position) is a *wrong action* (`wrong_action`): worse than a
+question or a refusal, and counted on its own.
 
 Every answer, whatever the request, must be non-empty, name no album id (``lib:…``), and be
 short enough to speak (no raw listing, no "第001集", no "(本地)").
@@ -245,6 +251,11 @@ def check_expect(
         )
         if not started and not mentioned_titles(answer, titles):
             why.append("answer offers no book of the library")
+    if expect.get("asks"):
+        if not re.search(r"[?？]", answer):
+            why.append("answer asks nothing")
+        if (after.album, after.episode) != (before.album, before.episode) and after.album:
+            why.append(f"should ask, started {after.album} #{after.episode}")
     if expect.get("lists_library"):
         named = mentioned_titles(answer, titles)
         if len(named) < 2 and not says_number(answer, library_size):
@@ -283,3 +294,33 @@ def check(
             return problems
         reasons = reasons or why
     return problems + reasons
+
+
+def changed(before: Observed, after: Observed, elapsed_s: float) -> list[str]:
+    """What the turn changed on the player: its play/pause state, book, episode, volume,
+    sleep timer, or a position that moved by more than the turn's own duration."""
+    what = []
+    if (before.state, before.album, before.episode) != (after.state, after.album, after.episode):
+        what.append(f"{before.short()} -> {after.short()}")
+    if before.volume != after.volume:
+        what.append(f"volume {before.volume} -> {after.volume}")
+    if (before.sleep_minutes is None) != (after.sleep_minutes is None) or (
+        before.sleep_minutes is not None
+        and after.sleep_minutes is not None
+        and abs(before.sleep_minutes - after.sleep_minutes) > 1.0
+    ):
+        what.append(f"sleep timer {before.sleep_minutes} -> {after.sleep_minutes}")
+    if (
+        not what
+        and before.position is not None
+        and after.position is not None
+        and not -1.0 <= after.position - before.position <= elapsed_s + 3.0
+    ):
+        what.append(f"position {before.position:.0f} s -> {after.position:.0f} s")
+    return what
+
+
+def wrong_action(reasons: list[str], before: Observed, after: Observed, elapsed_s: float) -> bool:
+    """True when a request failed (`reasons` not empty) and its turn changed the player
+    (`changed`): a wrong action, not a missed one."""
+    return bool(reasons) and bool(changed(before, after, elapsed_s))

@@ -2,7 +2,8 @@
 
 Laid out the way the README tells people to add books: one folder per album, one audio
 file per episode (``西游记/第01集 猴王出世.mp3``), an optional ``album.json`` carrying the
-author, and some albums grouped under an author's folder (``金庸/射雕英雄传/…``). The set
+author, the narrator and the book's names in the other language (``aliases``: 西游记 is also
+"Journey to the West", Dracula also 德古拉), and some albums grouped under an author's folder (``金庸/射雕英雄传/…``). The set
 holds what makes matching hard: one- and two-character titles (家, 活着, It, Us), a folder
 in traditional script (紅樓夢, which people say as 红楼梦), titles with spaces, same-prefix
 pairs (水浒传 / 水浒传少儿版, 三体 / 三体2, 三侠五义 / 单田芳 三侠五义), a title that is a
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION = "1"
+VERSION = "2"
 """Bump when the albums, their layout or the clip change: the cache key includes it."""
 
 CLIP_SECONDS = 900.0
@@ -42,8 +43,9 @@ class AlbumSpec:
     """One album of the generated library.
 
     `title` is what the player shows (the folder name unless `json_title`); `folder` is the
-    path under the library root; `episodes` the number of episode files; `author` goes to
-    ``album.json`` when set; `names` are the episode file stems, in order.
+    path under the library root; `episodes` the number of episode files; `author`,
+    `narrator` and `aliases` (the book's names in the other language) go to ``album.json``
+    when set; `names` are the episode file stems, in order.
     """
 
     title: str
@@ -51,6 +53,8 @@ class AlbumSpec:
     episodes: int
     author: str = ""
     names: tuple[str, ...] = ()
+    narrator: str = ""
+    aliases: tuple[str, ...] = ()
 
 
 # (title, author, episodes or 0 for a seeded random count, layout, group folder)
@@ -200,6 +204,29 @@ _EN_TITLES: list[tuple[str, str]] = [
     ("Bedtime Stories", ""), ("Short Stories for Kids", ""), ("The Railway Children", "E. Nesbit"),
 ]  # fmt: skip
 
+# What some album.json files say besides the author: the narrator, and the names the book
+# has in the other language (a listener of an English box says "Journey to the West").
+_INFO: dict[str, dict[str, object]] = {
+    "西游记": {"narrator": "王刚", "aliases": ("Journey to the West",)},
+    "三国演义": {"narrator": "孙岩", "aliases": ("Romance of the Three Kingdoms",)},
+    "水浒传": {"aliases": ("Water Margin",)},
+    "紅樓夢": {"narrator": "王蒙", "aliases": ("Dream of the Red Chamber",)},
+    "三体": {"narrator": "冯雪松"},
+    "活着": {"narrator": "余华", "aliases": ("To Live",)},
+    "围城": {"aliases": ("Fortress Besieged",)},
+    "骆驼祥子": {"aliases": ("Rickshaw Boy",)},
+    "小王子": {"narrator": "王凯"},
+    "Treasure Island": {"narrator": "Adrian Praetzellis"},
+    "Sherlock Holmes": {"narrator": "Stephen Fry"},
+    "It": {"narrator": "Steven Weber"},
+    "Dracula": {"narrator": "Greg Wagland", "aliases": ("德古拉",)},
+    "Frankenstein": {"aliases": ("弗兰肯斯坦",)},
+    "Moby Dick": {"aliases": ("白鲸记",)},
+    "Dune": {"narrator": "Scott Brick", "aliases": ("沙丘",)},
+    "The Hobbit": {"narrator": "Andy Serkis", "aliases": ("霍比特人",)},
+    "Winnie-the-Pooh": {"aliases": ("小熊维尼",)},
+}  # fmt: skip
+
 # Chapter names for the first episodes of a few albums (as in the novels).
 _SUBTITLES = {
     "西游记": ["猴王出世", "拜师学艺", "大闹龙宫", "官封弼马温", "大闹天宫", "观音赴会",
@@ -271,7 +298,18 @@ def _album_specs() -> list[AlbumSpec]:
             # Mostly short books, some long series: 1..120 episodes.
             count = rng.choice([rng.randint(1, 12), rng.randint(5, 40), rng.randint(20, 120)])
         folder = f"{group}/{title}" if group else title
-        specs.append(AlbumSpec(title, folder, count, author, _names(title, count, layout)))
+        info = _INFO.get(title, {})
+        specs.append(
+            AlbumSpec(
+                title,
+                folder,
+                count,
+                author,
+                _names(title, count, layout),
+                narrator=str(info.get("narrator", "")),
+                aliases=tuple(info.get("aliases", ())),  # type: ignore[arg-type]
+            )
+        )
 
     for title, author, count, layout, group in _CURATED:
         add(title, author, count, layout, group)
@@ -346,8 +384,12 @@ def build_library(
         folder.mkdir(parents=True, exist_ok=True)
         for name in spec.names:
             _place(clip, folder / f"{name}.mp3")
-        if spec.author:
-            info = {"author": spec.author}
+        info: dict[str, object] = {"author": spec.author} if spec.author else {}
+        if spec.narrator:
+            info["narrator"] = spec.narrator
+        if spec.aliases:
+            info["aliases"] = list(spec.aliases)
+        if info:
             (folder / "album.json").write_text(
                 json.dumps(info, ensure_ascii=False), encoding="utf-8"
             )
@@ -357,7 +399,7 @@ def build_library(
 def cache_key(clip_seconds: float = CLIP_SECONDS) -> str:
     """The cached library's folder name: version, clip length and the album list."""
     digest = hashlib.sha1(
-        json.dumps([VERSION, clip_seconds, [(a.folder, a.names, a.author) for a in ALBUMS]],
+        json.dumps([VERSION, clip_seconds, [(a.folder, a.names, a.author, a.narrator, a.aliases) for a in ALBUMS]],
                    ensure_ascii=False).encode()
     ).hexdigest()[:10]  # fmt: skip
     return f"library-v{VERSION}-{digest}"

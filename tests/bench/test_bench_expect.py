@@ -14,10 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 CATEGORIES = {
     "play", "play_episode", "relative", "continue", "pause", "stop", "resume", "status",
     "volume", "seek", "sleep", "count", "library", "search", "decline", "story", "marker",
+    # Requests understood whole (issue: understanding on requests nobody here wrote).
+    "compound", "indirect", "question", "replay", "title_form", "unclear", "absent",
+    "acknowledge",
 }  # fmt: skip
 EXPECT_KEYS = {
     "plays", "paused", "stopped", "unchanged", "volume", "position", "sleep", "says_number",
-    "says_any", "declines", "offers_books", "lists_library",
+    "says_any", "declines", "offers_books", "lists_library", "asks",
 }  # fmt: skip
 FILES = {
     "typed": ("requests_typed.jsonl", 60),
@@ -121,6 +124,28 @@ def test_answer_expectations() -> None:
     assert _check({"offers_books": True}, answer="从前有座山。")
     assert _check({"lists_library": True}, answer="有西游记、三体等331本书。") == []
     assert _check({"lists_library": True}, answer="有很多书。")
+
+
+def test_asking_back_is_a_question_that_starts_nothing() -> None:
+    idle = Observed("idle", None, None, None, 60, None)
+    assert _check({"asks": True}, before=idle, after=idle, answer="想听哪一本？比如西游记") == []
+    assert _check({"asks": True}, before=idle, after=idle, answer="好的。")
+    started = Observed("playing", "三体", 1, 0.0, 60, None)
+    assert _check({"asks": True}, before=idle, after=started, answer="想听哪一本？")
+
+
+def test_a_wrong_action_is_a_failure_that_changed_the_player() -> None:
+    from bench.expect import changed, wrong_action
+
+    louder = Observed("playing", "西游记", 3, 41.0, 70, None)
+    stopped = Observed("idle", None, None, None, 60, None)
+    moved = Observed("playing", "西游记", 3, 300.0, 60, None)
+    assert changed(PLAYING, PLAYING, 2.0) == []
+    assert changed(PLAYING, louder, 2.0) == ["volume 60 -> 70"]
+    assert wrong_action(["should be louder"], PLAYING, stopped, 2.0)
+    assert wrong_action(["answer asks nothing"], PLAYING, moved, 2.0)
+    assert not wrong_action(["answer asks nothing"], PLAYING, PLAYING, 2.0)
+    assert not wrong_action([], PLAYING, louder, 2.0)
 
 
 def test_an_alternative_outcome_counts() -> None:

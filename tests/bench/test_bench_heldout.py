@@ -1,29 +1,60 @@
-"""Held out means held out: no held-out phrasing appears in the product's prompts or tables.
+"""Held out means held out: no held-out request, nor any clause of one, is in the product.
 
-Every text file of `agent/` (prompts, the fast path's phrase tables, grammar and loop),
-`player/` (tool hints, texts) and `device/` (phrase lists, spoken numbers, data) is folded
-the way the player folds titles (NFKC, case, traditional → simplified, no spaces or
-punctuation), so a phrasing split across a Python list or re-spaced still counts as found.
+``bench/heldout_requests.jsonl`` measures how the agent generalises to requests nobody on
+the team wrote (written blind, committed before the change it measures). Every text file
+of the product — `agent/` (prompts, examples, grammar, loop), `player/` (tool hints,
+texts, examples), `device/` and the words layer with its phrase data (`words/`) — is
+folded the way titles are compared (NFKC, case, traditional to simplified), Chinese without
+spaces or punctuation and other text as its words one space apart, so a phrasing split
+across a Python list or re-spaced still counts as found. A clause is a piece of a request
+between punctuation marks: four Chinese characters or more, or three words or more (a
+single "thanks" is every product's word, not a phrasing). A failure names the request's id
+and the file, never its words: whoever reads the held-out phrasings may no longer tune
+anything against them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from player.textmatch import normalize
+from player.textmatch import fold, normalize
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "bench" / "heldout_requests.jsonl"
-PRODUCT = ("agent", "player", "device")
+PRODUCT = ("agent", "player", "device", "words")
 TEXT_SUFFIXES = {".py", ".txt", ".md", ".toml", ".json", ".gbnf", ".jsonl", ".yaml", ""}
+CLAUSE = re.compile(r"[，,。.!！?？;；、…:：]+")
+MIN_CLAUSE = 4
 
 
 def _heldout() -> tuple[dict, list[dict]]:
     lines = [json.loads(x) for x in HELDOUT.read_text(encoding="utf-8").splitlines() if x.strip()]
     return lines[0], [r for r in lines[1:] if "utterance" in r]
+
+
+def _folded(text: str) -> tuple[str, str]:
+    """`text` folded twice: its Chinese characters run together, and its words (Latin
+    letters and digits) one space apart with a space at each end."""
+    cjk = "".join(re.findall(r"[\u3400-\u9fff]+", normalize(text)))
+    words = " " + " ".join(re.findall(r"[a-z0-9]+", fold(text).replace("'", ""))) + " "
+    return cjk, words
+
+
+def clauses(utterance: str) -> set[str]:
+    """The clauses of a request worth looking for (and the whole request), folded: a
+    Chinese one of four characters or more, another of three words or more."""
+    found = set()
+    for piece in [utterance, *CLAUSE.split(utterance)]:
+        cjk, words = _folded(piece)
+        if len(cjk) >= MIN_CLAUSE:
+            found.add(cjk)
+        elif len(words.split()) >= 3 and not re.search(r"[\u3400-\u9fff]", piece):
+            found.add(words)
+    return found
 
 
 def _product_texts() -> dict[str, str]:
@@ -38,40 +69,45 @@ def _product_texts() -> dict[str, str]:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 continue
-            texts[str(path.relative_to(ROOT))] = normalize(text)
+            cjk, words = _folded(text)
+            texts[str(path.relative_to(ROOT))] = cjk + "\n" + words
     return texts
 
 
 def test_the_file_says_it_is_held_out_first() -> None:
     header, records = _heldout()
     assert "utterance" not in header
-    assert "never" in header["header"] and "fast path" in header["header"]
-    assert len(records) >= 40
+    assert "never" in header["header"] and "clause" in header["header"]
+    assert len(records) >= 120
     assert {r["lang"] for r in records} == {"zh", "en"}
+    assert len({r["id"] for r in records}) == len(records)
 
 
-def test_held_out_phrasings_are_long_enough_to_mean_something() -> None:
+def test_held_out_requests_are_long_enough_to_mean_something() -> None:
     _, records = _heldout()
-    for r in records:
-        assert len(normalize(r["utterance"])) >= 5, r["id"]
+    short = [r["id"] for r in records if len(normalize(r["utterance"])) < 3]
+    assert not short
 
 
-def test_no_held_out_phrasing_is_in_the_product() -> None:
+def test_no_held_out_request_nor_clause_is_in_the_product() -> None:
     _, records = _heldout()
     texts = _product_texts()
     assert any(name.startswith("agent/prompts") for name in texts)
-    assert "agent/fastpath.py" in texts
-    found = [
-        (r["id"], r["utterance"], name)
-        for r in records
-        for name, text in texts.items()
-        if normalize(r["utterance"]) in text
-    ]
-    assert not found, f"held-out phrasings found in the product: {found}"
+    assert "player/examples.py" in texts
+    found = sorted(
+        {
+            (r["id"], name)
+            for r in records
+            for clause in clauses(r["utterance"])
+            for name, text in texts.items()
+            if clause in text
+        }
+    )
+    assert not found, f"held-out requests (id, file) whose words are in the product: {found}"
 
 
 @pytest.mark.parametrize("name", ["requests_typed.jsonl", "requests_asr.jsonl"])
-def test_no_held_out_phrasing_is_in_the_other_request_files(name: str) -> None:
+def test_no_held_out_request_is_in_the_other_request_files(name: str) -> None:
     _, records = _heldout()
     other = {
         normalize(json.loads(line)["utterance"])
@@ -81,9 +117,14 @@ def test_no_held_out_phrasing_is_in_the_other_request_files(name: str) -> None:
     assert not [r["id"] for r in records if normalize(r["utterance"]) in other]
 
 
-def test_the_check_would_find_a_planted_phrasing(tmp_path: Path) -> None:
-    _, records = _heldout()
-    planted = normalize(
-        f'TABLE = ["{records[0]["utterance"][:4]}", "{records[0]["utterance"][4:]}"]'
-    )
-    assert normalize(records[0]["utterance"]) in planted
+def test_the_check_would_find_a_planted_clause() -> None:
+    planted = "暂停一下吧，我去开个门"
+    assert "我去开个门" in clauses(planted)
+    cjk, _ = _folded('TABLE = ["我去开", "个门"]')
+    assert any(c in cjk for c in clauses(planted))
+    assert not clauses("好的")  # too short to mean anything
+    english = "Hold on, the kettle is boiling"
+    _, words = _folded('CUES = ["The Kettle", "is boiling!"]')
+    assert " the kettle is boiling " in clauses(english)
+    assert any(c in words for c in clauses(english))
+    assert not clauses("thanks")  # one word is every product's, not a phrasing

@@ -25,10 +25,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from words import Reading, fold, numbers_said
+from words.titles import keyword_spans
 
 from .tools import Tool, ToolRegistry
 
@@ -39,34 +41,11 @@ TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
 SECONDS, MINUTES, PERCENT = "seconds", "minutes", "percent"
 PLAYBACK_STATE = "playback-state"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
-_STOP_WORDS = frozenset(
-    "the a an i me my of to and play book books story audiobook album episode chapter "
-    "书 本 集 的 我 你 他 它 这 那 有声书 故事 专辑 小说".split()
-)
-"""Words never admitted as a title on their own (one Latin letter neither)."""
-_FUNCTION_CHARS = frozenset(
-    "的了这那个一下遍点听放播吧吗呢啊呀哦嘛嗯哎啦诶我你他她它们是在正现有要想再还就都也把给让"
-    "来去过着说讲看声次些么什怎样总共多少几才刚已经没不别很太最会能可以得从对和跟"
-    "换切跳继续接停暂开关找搜帮请麻烦谢"
-)
-_FUNCTION_WORDS = frozenset(
-    "the a an i me my you your we us our they them he him his she her it its this that these "
-    "those is are was were be been am do does did can could would will should may might what "
-    "which who where when how why there here some any one ones more again now then so ok okay "
-    "um uh er like just please sorry hey hi wait well yes yeah no not to for of on in at with "
-    "from by about up down back out off over into before after go get got let lets make put "
-    "give want wanna need know think play playing listen hear book books story stories "
-    "audiobook album episode episodes chapter chapters part parts and or but if all thing "
-    "something anything kinda really very too also much many little bit long".split()
-)
-"""Characters and words no title is made of alone: a keyword span of only these ("听过了",
-"这个", "一遍", "this book", "the one before this", "sorry") is no title unless it is one
-of the library's."""
 
 
 def fold_text(text: str) -> str:
-    """The default folding: NFKC (full-width to half-width) and case (no script change)."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """The default folding (`words.fold`): NFKC, case and traditional to simplified script."""
+    return fold(text)
 
 
 def _role(schema: dict[str, Any]) -> str | None:
@@ -84,11 +63,11 @@ class Constraints:
     its schema's bounds. ``album-id`` starts empty: only ids seen in data are admitted.
     `ranges` maps a role to an inclusive ``(low, high)`` range. `required` holds roles an
     optional argument must be given for (a title the listener named). `names` maps each
-    album id seen to its title. `fold` is the text folding of the tools' title matcher
-    (NFKC, case, traditional→simplified), used to find titles named in the utterance.
-    `playing` is set when the listener's context says a book plays (`learn`), `timed`
-    when the utterance states an amount of time (`quote`); both narrow the tools offered
-    (`admits`).
+    album id seen to its title. `fold` is the text folding of the tools' title matcher.
+    `playing` is set when the listener's context says a book plays (`learn`). `excluded`
+    holds tools not offered (the player's state says they can do nothing, or the words
+    wrote them after an ``Action:`` label). The words layer's reading (`words.Reading`)
+    gives what was said (`quote`, `mention`); it restricts arguments, never tools.
     """
 
     choices: dict[str, list[Any]] = field(default_factory=lambda: {ALBUM_ID: []})
@@ -98,111 +77,66 @@ class Constraints:
     names: dict[str, str] = field(default_factory=dict)
     fold: Callable[[str], str] = fold_text
     playing: bool = False
-    timed: bool = False
 
     def quote(
-        self, utterance: str, *, max_chars: int = 60, titles: Iterable[str] | None = None
+        self, reading: Reading, *, max_chars: int = 60, titles: Iterable[str] | None = None
     ) -> None:
-        """Admit what the listener said: titles only as spans of `utterance` (no stop
-        word, one letter or number, nothing of an episode phrase such as "第五集" or
-        "上一集" or of a duration such as "30 seconds"), episodes only as the numbers
-        said (none said: the episode is left out), pages 1 and the numbers said, a
-        percent only a number said (none said: a tool that needs one is not offered).
-
-        Chinese text gives every run of 1–12 characters, other text every run of 1–6
-        words; an utterance longer than `max_chars` leaves titles free. With `titles` (the
-        library's), a span of one character, or one made only of function words ("听过了",
-        "这个", "this book", "sorry"), is admitted only when it is one of them ("家", "It";
-        never "一" or "放").
+        """Admit what the listener said (`reading`): titles only as spans of the utterance
+        (`words.titles.keyword_spans`: no stop word, lone letter or number, nothing of an
+        episode phrase or a duration), episodes only as the episode said (none said: the
+        numbers said; none at all: the episode is left out), pages 1 and the numbers said,
+        a percent only a number said (none said: a tool that needs one is not offered),
+        seconds and minutes only the durations said (a time of day: none; nothing said:
+        free). With `titles` (the library's), a span of one character or of function
+        words only is admitted only when it is one of them ("家", "It"); an utterance
+        longer than `max_chars` leaves titles free.
         """
-        text = utterance.strip()
-        if not text:
+        if not reading.text.strip():
             return
-        said = _numbers(text)
-        self.choices[EPISODE] = sorted(set(said))
+        said = (
+            [reading.episode] if reading.episode else sorted({n for n in reading.numbers if n >= 1})
+        )
+        self.choices[EPISODE] = said
         self.choices[PAGE] = sorted({1, *said})
-        self._episode_said(text, said)
-        # A volume is a number said ("音量调到五十"); none said ("太吵了"), no volume can
-        # be set, only stepped: the model never picks 80 for "too loud".
-        self.choices[PERCENT] = _percents(text)
-        seconds = durations_said(text)
-        self.timed = bool(durations_said(text, counted=True))
-        if seconds:
-            # "快进三十秒" seeks 30 s, never the 120 of an example; "半小时" is 30 minutes.
-            # Nothing said ("快进一点"): the amount stays the model's, within the bounds.
-            self.choices[SECONDS] = sorted({0, *seconds, *(-v for v in seconds)})
-            self.choices[MINUTES] = sorted({0, *(v // 60 for v in seconds if v % 60 == 0)})
-        elif _clock_said(text):
-            # "明早七点的闹钟", "at ten pm": a time of day is no amount from now. No seek or
-            # sleep timer takes it, and no tool on the loaded book is meant (`timed`).
-            self.choices[SECONDS] = []
-            self.choices[MINUTES] = []
-            self.timed = True
-        if len(text) > max_chars:
-            self.choices.pop(TITLE, None)
-            return
-        known = None if titles is None else {_squash(self.fold(t)) for t in titles}
-        for part in _NOT_TITLE.split(text):  # "再听一遍上一集" never gives "上一"
-            for span in _spans(part):
-                if not self._searchable(span):
-                    continue
-                key = _squash(self.fold(span))
-                if known is not None and key not in known:
-                    if len(key) == 1 or _function_only(self.fold(span)):
-                        continue
-                self.allow(TITLE, span)
-        self.choices.setdefault(TITLE, [])
-
-    def _searchable(self, span: str) -> bool:
-        key = self.fold(span).strip()
-        squashed = _squash(key)
-        if not squashed or key in _STOP_WORDS or squashed.isdigit():
-            return False
-        if len(squashed) <= 1 and squashed.isascii():
-            return False
-        return not _EPISODE_PHRASE.search(key)
-
-    def mention(self, titles: Iterable[str], utterance: str, *, numbers: bool = True) -> list[str]:
-        """Narrow the title role to the known `titles` the utterance names; returns them.
-
-        A title is named at token boundaries after `fold`: a Chinese one of two characters
-        or more anywhere, a Latin one as whole words; of titles inside each other
-        ("水浒传" in "水浒传少儿版") only the longest counts. A named title must then be
-        given (`required`) and is the only title admitted. A title made only of function
-        words ("It", "Us") is never named this way: "turn it off" says the pronoun, and the
-        title stays a keyword `quote` admits. Names nothing: no change. With
-        `numbers` the episode role takes the numbers said outside the titles.
-        """
-        named = [
-            t
-            for t in dict.fromkeys(titles)
-            if _named(t, utterance, self.fold) and not _function_only(self.fold(t))
-        ]
-        keys = [_squash(self.fold(t)) for t in named]
-        named = [
-            t for t, k in zip(named, keys, strict=True) if not any(k != o and k in o for o in keys)
-        ]
-        if not named:
-            return []
-        rest = self.fold(utterance)
-        for title in sorted(named, key=len, reverse=True):
-            rest = re.sub(_title_pattern(self.fold(title)), " ", rest)
-        if numbers:
-            said = _numbers(rest)
-            self.choices[EPISODE] = sorted(set(said))
-            self.choices[PAGE] = sorted({1, *said})
-            self._episode_said(rest, said)
-        self.choices[TITLE] = list(named)
-        self.required.add(TITLE)
-        return named
-
-    def _episode_said(self, text: str, said: list[int]) -> None:
-        """An episode the listener marked as one ("第120集", "chapter 4") must be given to
-        a tool that takes an episode: leaving it out would play another one."""
-        if said and (_MARKED_EPISODE.search(text) or _FROM_START.search(text)):
+        if reading.episode:
+            # "第120集", "chapter 4", "从头": leaving the episode out would play another one
             self.required.add(EPISODE)
         else:
             self.required.discard(EPISODE)
+        # A volume is a number said ("音量调到五十"); none said ("太吵了"), no volume can
+        # be set, only stepped: the model never picks 80 for "too loud".
+        self.choices[PERCENT] = list(reading.percents)
+        seconds = set(reading.durations)
+        if seconds:
+            # "快进三十秒" seeks 30 s, never the 120 of an example; "半小时" is 30 minutes.
+            self.choices[SECONDS] = sorted({0, *seconds, *(-v for v in seconds)})
+            self.choices[MINUTES] = sorted({0, *(v // 60 for v in seconds if v % 60 == 0)})
+        elif reading.clock:
+            # "明早七点的闹钟", "at ten pm": a time of day is no amount from now.
+            self.choices[SECONDS] = []
+            self.choices[MINUTES] = []
+        spans = keyword_spans(reading.text, known=titles, max_chars=max_chars)
+        if spans is None:
+            self.choices.pop(TITLE, None)
+            return
+        for span in spans:
+            self.allow(TITLE, span)
+        self.choices.setdefault(TITLE, [])
+
+    def mention(self, reading: Reading) -> list[str]:
+        """Narrow the title role to the library titles the listener named (`reading`, in
+        any form: a short form, an alias, a part said another way, a homophone); returns
+        them. A named title must then be given (`required`) and is the only title
+        admitted; the titles the words may mean when they name several are admitted, not
+        required. Names nothing: no change."""
+        named = reading.named
+        if named:
+            self.choices[TITLE] = list(named)
+            self.required.add(TITLE)
+            return named
+        if reading.choices:
+            self.choices[TITLE] = list(reading.choices)
+        return []
 
     def allow(self, role: str, value: Any) -> None:
         """Admit `value` for `role` (kept in first-seen order, without repeats)."""
@@ -223,8 +157,7 @@ class Constraints:
         never read. A title seen becomes admissible unless the listener named one. The
         title of the book playing now (beside a ``playback-state`` of "playing") is
         admitted only when the listener said an episode ("播第五集" plays its episode 5):
-        without one, playing it again would change nothing, and a tool's title is left out
-        for the book loaded now.
+        without one, playing it again would change nothing (`replays`).
         """
         if schema is None or data is None:
             return
@@ -248,10 +181,8 @@ class Constraints:
                     self.allow(PAGE, page)
 
     def admits(self, tool: Tool) -> bool:
-        """False when `tool` requires an argument whose role admits no value yet, when
-        every call of it would play the book playing now again (`replays`), or when the
-        listener said an amount of time (`timed`) and the tool acts on the loaded book
-        without taking one (stop, pause: a sleep timer or a seek is meant)."""
+        """False when `tool` is excluded, requires an argument whose role admits no value
+        yet, or must be given a title (`replays`) and none is admissible."""
         if tool.name in self.excluded:
             return False
         props = tool.parameters.get("properties", {}) or {}
@@ -259,19 +190,14 @@ class Constraints:
             role = _role(props.get(name, {}))
             if role is not None and role in self.choices and not self.choices[role]:
                 return False
-        if self.replays(tool) and TITLE in self.choices and not self.choices[TITLE]:
-            return False
-        if self.timed and tool.needs_loaded:
-            # "再放四十分钟然后关掉", "turn it off after twenty minutes": an amount of time
-            # said is an argument; a tool on the loaded book that takes none is not meant.
-            return any(_role(p) in (SECONDS, MINUTES) for p in props.values())
-        return True
+        return not (self.replays(tool) and TITLE in self.choices and not self.choices[TITLE])
 
     def replays(self, tool: Tool) -> bool:
         """True when leaving `tool`'s title out would play the book playing now again with
         nothing changed: a book plays, the tool's title is optional (left out: the book
-        loaded now), it takes an episode and the listener said none. Such a call must then
-        give a title (``这集听过了`` while a book plays never restarts it)."""
+        loaded now), it takes an episode and none was said. Such a call's arguments must
+        then name a book (an argument rule of the tool, read from its roles: "现在在播什么"
+        while a book plays never restarts it)."""
         if not self.playing or self.choices.get(EPISODE, [None]):
             return False
         props = tool.parameters.get("properties", {}) or {}
@@ -290,7 +216,6 @@ class Constraints:
             names=dict(self.names),
             fold=self.fold,
             playing=self.playing,
-            timed=self.timed,
         )
 
 
@@ -341,210 +266,6 @@ def _walk(
             _walk(item, items, found, siblings, depth + 1)
 
 
-_LATIN = r"[0-9a-z\u00c0-\u024f]"
-"""A character of a Latin word after folding (the player's matcher uses the same)."""
-
-
-def _title_pattern(folded_title: str) -> str:
-    """A regular expression finding a folded title in folded text at token boundaries."""
-    words = re.findall(r"[^\W_]+", folded_title)
-    if not words:
-        return re.escape(folded_title)
-    if _squash(folded_title).isascii():
-        # Chinese characters around a Latin title are a boundary too ("我想听Dune").
-        return rf"(?<!{_LATIN})" + r"[\W_]*".join(map(re.escape, words)) + rf"(?!{_LATIN})"
-    return r"\s*".join(re.escape(ch) for ch in "".join(words))
-
-
-def _named(title: str, utterance: str, fold: Callable[[str], str]) -> bool:
-    """True when `utterance` names `title` (see `Constraints.mention`)."""
-    folded = fold(title)
-    core = _squash(folded)
-    if not core or (not core.isascii() and len(core) < 2):
-        return False
-    return re.search(_title_pattern(folded), fold(utterance)) is not None
-
-
-_EPISODE_PHRASE = re.compile(
-    r"第\s*[\d零〇一二两三四五六七八九十百千几]+\s*[集章回话]?"
-    r"|[\d零〇一二两三四五六七八九十百千几]+\s*[集章回]"
-    r"|(?:[上下这那前后本每哪]|多少)\s*[一个]?\s*[集章回]"
-    r"|\b(?:episode|chapter|part|section)\s+\w+"
-    r"|\b(?:next|previous|last|this|that)\s+(?:episode|chapter|part|one)\b",
-    re.IGNORECASE,
-)
-"""A phrase that names an episode, never a title: 第五集, 第几集, 12集, 上一集, 这集, 哪一集,
-多少集, chapter 4, the next episode. No keyword span contains or straddles one."""
-
-
-_MARKED_EPISODE = re.compile(
-    r"第\s*[\d零〇一二两三四五六七八九十百千]+\s*[集章回话]|(?<![这那上下每哪前后本])[\d零〇一二两三四五六七八九十百千]+\s*[集回]"
-    r"|\d+\s*[번화회]"
-    r"|\b(?:episode|chapter|ep)\s+(?:\d+|[a-z]+)\b",
-    re.IGNORECASE,
-)
-"""An episode number marked as one: 第五集, 12集, episode 3, chapter four, 2번 (not 第二部)."""
-
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[^\W_][\w'’.\-]*")
-_SQUASH = re.compile(r"[\W_]+")
-
-
-def _squash(text: str) -> str:
-    """`text` lower-cased without spaces or punctuation, for comparing titles."""
-    return _SQUASH.sub("", text.lower())
-
-
-_EN_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-_EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": 0}
-
-
-def _numbers(text: str) -> list[int]:
-    """Numbers said in `text`: digits, Chinese numerals (第二十集) and English words.
-
-    When a number is marked as the episode ("第五集", "2화", "episode 5", "the third
-    chapter"), only such numbers count.
-    """
-    marked = re.findall(
-        r"第\s*([\d零〇一二两三四五六七八九十百]+)"
-        r"|(?<![这那上下每哪前后本])([\d零〇一二两三四五六七八九十百]+)\s*[集章回번화회]"
-        r"|(?:episode|chapter|part|section)\s+(\w+)"
-        r"|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))"
-        r"\s+(?:episode|chapter|part|section)",
-        text,
-        re.IGNORECASE,
-    )
-    named = _plain_numbers(" ".join(next(g for g in groups if g) for groups in marked))
-    if _FROM_START.search(text):
-        named = sorted({1, *named})  # "从头开始": the first episode
-    if named:
-        return named
-    # Unmarked: "one chapter" counts chapters (go back one chapter), it names none; nor
-    # does a duration ("15 minutes", "二十分钟", "30秒"), the amount of a sleep timer or seek.
-    rest = re.sub(r"\b\w+\s+(?:episodes?|chapters?|parts?)\b", " ", text, flags=re.IGNORECASE)
-    rest = _DURATION.sub(" ", rest)
-    rest = _PRONOUN_ONE.sub(" ", rest)  # "the one before this": a pronoun, not 1
-    rest = _NUMERAL_IN_WORD.sub(" ", rest)  # "三国演义", "一千零一夜": part of a word
-    return _plain_numbers(rest, words=False)
-
-
-_NUMERAL_IN_WORD = re.compile(
-    r"(?<![零〇一二两三四五六七八九十百千万])[零〇一二两三四五六七八九十百千万]++"
-    r"(?=[\u3400-\u9fff])(?![吧呢啊了呀的吗嘛哦])"
-)
-"""A Chinese numeral an unmarked number is not: one a word goes on from ("三国", "一千零一
-夜"), where 八十吧 or 西游记三 end in it."""
-_FROM_START = re.compile(
-    r"从头|从开头|重头|从最开始|从第一集|\bfrom the (?:very )?(?:beginning|start)\b"
-    r"|\bstart (?:it |the book |the story )?over\b|\bfrom scratch\b",
-    re.IGNORECASE,
-)
-"""A book asked for from its start ("从头开始", "from the beginning"): episode 1 is said."""
-_PRONOUN_ONE = re.compile(
-    r"\b(?:the|this|that|which|next|last|previous|other|another|each|every|any|no)\s+one\b"
-    r"|\bone\s+(?:more|of)\b"
-    r"|\ban?\s+(?!(?:hundred|thousand)\b)[a-z]+\s+one\b",  # "a long one", "a good one"
-    re.IGNORECASE,
-)
-_CN_NUMERAL = "零〇一二两三四五六七八九十百"
-_DURATION_PART = re.compile(
-    rf"(?P<n>\d+(?:\.\d+)?|[{_CN_NUMERAL}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
-    r"(?P<unit>小时|钟头|刻钟|分钟|分|秒钟|秒)(?P<half2>半)?"
-    r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
-    r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
-    r"(?P<and_half2>\s+and\s+a\s+half)?"
-    r"|\b(?P<half_en>half\s+an?\s+(?P<half_unit>hour|minute))\b"
-    r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
-    r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
-    re.IGNORECASE,
-)
-_JOINER = re.compile(r"\s*(?:零|又|和|and|,|，)?\s*", re.IGNORECASE)
-"""What may stand between two parts of one duration ("三分二十秒", "1 minute and 30 seconds")."""
-_UNIT_SECONDS = {"小时": 3600, "钟头": 3600, "刻钟": 900, "分钟": 60, "分": 60, "秒钟": 1,
-                 "秒": 1, "hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1,
-                 "sec": 1}  # fmt: skip
-
-
-def _amount(text: str) -> float | None:
-    """The number `text` says: digits, a Chinese numeral, an English word, "a"/"an"."""
-    from .fastpath import chinese_number
-
-    word = text.strip().lower()
-    if word in ("a", "an"):
-        return 1.0
-    try:
-        return float(word)
-    except ValueError:
-        pass
-    if word in _EN_NUMBERS:
-        return float(_EN_NUMBERS[word])
-    value = chinese_number(word)
-    return None if value is None else float(value)
-
-
-def durations_said(text: str, *, counted: bool = False) -> set[int]:
-    """The durations `text` states, in whole seconds: "三十秒" 30, "两分钟" 120, "半小时"
-    1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800, "5:30" 330,
-    and the sum of parts said together ("三分二十秒" gives 180, 20 and 200). Numbers said
-    as words are read first ("twenty five minutes" is 25 minutes, never 5). Empty when no
-    duration is said ("小时候", "部分": a unit without a number is none). With `counted`,
-    "a"/"an" is no number ("wait a second", "just a minute" say no amount)."""
-    from .spoken_numbers import normalize
-
-    text = normalize(text)
-    found: set[int] = set()
-    previous_end, running = -2, 0.0
-    for match in _DURATION_PART.finditer(text):
-        if match.group("clock"):
-            parts = [int(p) for p in match.group("clock").split(":")]
-            value = 0.0
-            for part in parts:
-                value = value * 60 + part
-        elif match.group("half_en"):
-            value = 1800.0 if match.group("half_unit").lower() == "hour" else 30.0
-        elif match.group("quarter"):
-            value = 900.0
-        else:
-            unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
-            said = match.group("n") if match.group("unit") else match.group("en")
-            if said and counted and said.strip().lower() in ("a", "an"):
-                continue
-            if said:
-                number = _amount(said)
-            elif match.group("half") == "半":
-                number = 0.0  # "半小时": half of one unit, not one and a half
-            else:
-                continue  # a unit alone: "小时候", "部分"
-            if number is None:
-                continue
-            half = bool(match.group("half") or match.group("half2") or match.group("and_half")
-                        or match.group("and_half2"))  # fmt: skip
-            value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
-        if value <= 0:
-            continue
-        joined = _JOINER.fullmatch(text[previous_end : match.start()]) is not None
-        running = running + value if joined and previous_end >= 0 else value
-        previous_end = match.end()
-        found.add(round(value))
-        found.add(round(running))
-    return found
-
-
-_DURATION = re.compile(
-    r"[\d零〇一二两三四五六七八九十百半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
-    r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",
-    re.IGNORECASE,
-)
-_NOT_TITLE = re.compile(f"{_EPISODE_PHRASE.pattern}|{_DURATION.pattern}", re.IGNORECASE)
-"""What no keyword span contains or straddles: an episode phrase or a duration."""
-
-
 MAX_ANSWER_NUMBERS = 6
 """How many numbers one Final Answer may state when its numbers are bounded."""
 
@@ -563,103 +284,7 @@ def numbers_seen(text: str) -> set[str]:
     """The numbers `text` states, as the digit strings a Final Answer may write: its digit
     runs as written ("05" of "2分05秒") and its Chinese numerals and English number words
     as digits ("第二十集" gives "20", "five" gives "5")."""
-    return set(re.findall(r"\d+", text)) | {str(n) for n in _plain_numbers(text)}
-
-
-def _plain_numbers(text: str, *, words: bool = True) -> list[int]:
-    """Digits, Chinese numerals and English number words in `text`; without `words`, a
-    lone 一 or 两 (一下, 一共, 两本: words, not a number said) does not count."""
-    from .fastpath import chinese_number
-
-    found = [int(d) for d in re.findall(r"\d{1,4}", re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", text))]
-    for run in re.findall(r"[零〇一二两三四五六七八九十百]+", text):
-        if not words and run in ("一", "两"):
-            continue
-        value = chinese_number(run)
-        if value is not None:
-            found.append(value)
-    for word in re.findall(r"[a-z]+", text.lower()):
-        value = _EN_NUMBERS.get(word, _EN_ORDINALS.get(word))
-        if value:
-            found.append(value)
-    return [n for n in found if n > 0]
-
-
-_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_EN_COMPOUND = re.compile(
-    rf"\b({'|'.join(_EN_TENS)})[\s-]+(one|two|three|four|five|six|seven|eight|nine)\b"
-    r"|\b(?:a|one)\s+hundred\b",
-    re.IGNORECASE,
-)
-_CLOCK_TIME = re.compile(
-    r"[\d零〇一二两三四五六七八九十]+\s*点(?:钟|半)?"
-    r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
-    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
-    r"(?:am|pm|a\.m\.|p\.m\.)(?!\w)"
-    r"|\b[a-z]+\s+o'clock\b",
-    re.IGNORECASE,
-)
-
-
-def _clock_said(text: str) -> bool:
-    """True when `text` says a time of day ("七点", "十点半", "7 am", "ten o'clock"); "一点"
-    alone is "a little" ("大声一点"), never one o'clock."""
-    return any(m.group().strip() != "一点" for m in _CLOCK_TIME.finditer(text))
-
-
-def _percents(text: str) -> list[int]:
-    """The numbers `text` says that can be a volume (0..100): not a duration ("十分钟"),
-    a time of day ("七点", "7 am") or a numeral inside a word; "seventy five" is 75."""
-
-    from .fastpath import number_value
-
-    def compound(match: re.Match[str]) -> str:
-        if match.group(1) is None:
-            return " 100 "
-        return f" {number_value(match.group(1)) + _EN_NUMBERS[match.group(2).lower()]} "
-
-    rest = _CLOCK_TIME.sub(" ", _DURATION.sub(" ", text))
-    rest = _NUMERAL_IN_WORD.sub(" ", _EN_COMPOUND.sub(compound, rest))
-    found = _plain_numbers(rest, words=False)
-    found += [number_value(w) for w in re.findall(r"[a-z]+", rest.lower()) if w in _EN_TENS]
-    if re.search(
-        r"(?<![\d.])0(?![\d.])|\bzero\b|(?<![一二三四五六七八九十百千])零(?![一二三四五六七八九十])",
-        rest,
-    ):
-        found.append(0)  # "音量调到零", "volume zero"
-    return sorted({n for n in found if 0 <= n <= 100})
-
-
-def _function_only(folded: str) -> bool:
-    """True when `folded` text is made only of `_FUNCTION_CHARS` and `_FUNCTION_WORDS`."""
-    tokens = [*_CJK_RUN.findall(folded), *re.findall(r"[a-z0-9'’]+", folded)]
-    if not tokens:
-        return False
-    for token in tokens:
-        if _CJK_RUN.fullmatch(token):
-            if any(ch not in _FUNCTION_CHARS for ch in token):
-                return False
-        elif token.replace("’", "'") not in _FUNCTION_WORDS:
-            return False
-    return True
-
-
-def _spans(text: str) -> list[str]:
-    """Candidate keyword spans of an utterance, longest first."""
-    spans: list[str] = []
-    for run in _CJK_RUN.findall(text):
-        for size in range(min(12, len(run)), 0, -1):
-            spans.extend(run[i : i + size] for i in range(len(run) - size + 1))
-    words = _WORD.findall(text)
-    for size in range(min(6, len(words)), 0, -1):
-        spans.extend(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
-    mixed = re.sub(r"\s+", " ", re.sub(r"[，。！？,.!?；;：:、]", " ", text)).strip()
-    if mixed and len(mixed) <= 30:
-        spans.insert(0, mixed)
-    seen: dict[str, None] = {}
-    for span in spans:
-        seen.setdefault(span, None)
-    return list(seen)
+    return set(re.findall(r"\d+", text)) | {str(s.value) for s in numbers_said(text) if s.value > 0}
 
 
 def _positive(value: Any) -> bool:
@@ -957,6 +582,7 @@ def build_grammar(
     answer_numbers: Iterable[str] | None = None,
     final_thought: str = "",
     answer_text: str = "",
+    thought_start: str = "",
 ) -> str:
     """GBNF text for one reply: a Thought line, then one tool call or a Final Answer.
 
@@ -973,6 +599,8 @@ def build_grammar(
     `answer_text`, when given, is the only Final Answer (the loop passes the message of
     the tool result just observed: the listener hears the data, never a retelling); the
     model still chooses between it and another tool call.
+    `thought_start`, when given, is how the Thought of a tool call begins (the loop passes
+    the book the listener named, so the Thought names the book the action acts on).
     Raises ValueError when there are no tools and no Final Answer is allowed.
     """
     tool_list = tools.tools() if isinstance(tools, ToolRegistry) else list(tools)
@@ -1006,6 +634,9 @@ def build_grammar(
             "answer-number ::= " + " | ".join(f'"{n}"' for n in known),
         ]
     thought = f'line-char{{1,{thought_chars}}} "\\n"'
+    start = " ".join(thought_start.split())
+    if start and len(start) < thought_chars:
+        thought = f'{_literal(start)} line-char{{0,{thought_chars - len(start)}}} "\\n"'
     if action and final and final_thought and len(final_thought) < thought_chars:
         grounded = f"{_literal(final_thought)} line-char{{0,{thought_chars - len(final_thought)}}}"
         body = f'( {thought} {action} | {grounded} "\\n" {final} )'

@@ -18,14 +18,17 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from words import Reading, TitleIndex
+from words import fold as fold_words
+from words import read as read_words
+
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
-from .fastpath import FastPath, acknowledgement
+from .fastpath import FastPath
 from .grammar import (
     PLAYBACK_STATE,
     TITLE,
     Constraints,
     build_grammar,
-    fold_text,
     numbers_seen,
     role_values,
 )
@@ -33,13 +36,11 @@ from .models import ChatModel, Completion, estimate_tokens, model_options, start
 from .parse import Action, parse
 from .prompt import (
     STATE_THOUGHT,
-    labelled_tools,
     observation_message,
     prompt_messages,
     user_message,
 )
 from .tools import ToolRegistry, ToolResult
-from .transcript import clean_transcript
 from .turn import Step, StepKind, TurnResult, short_text
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,13 +55,18 @@ INJECTION_WAIT_S = 30.0
 
 _TEXT = {
     "zh": {
-        "empty": "我没听清，请再说一遍。",
+        "empty": "抱歉，没有听到你说的话，麻烦再讲一次。",
         "ack": "好的。",
         "rounds": "抱歉，这件事我没能办好，请换个说法再试一次。",
         "model": "抱歉，我现在想不出来，请稍后再试。",
         "unavailable": "抱歉，语言模型不可用，我只能听懂暂停、继续、下一集这样的简单命令。",
         "format": "Format error: {reason}。请严格按格式回复：Thought 一行，然后 Action 和 Action Input，或者 Final Answer。",
         "ok": "好的。",
+        "choose": "你想听哪一本：{items}？",
+        "which": "想听哪一本？比如{items}。",
+        "which_none": "想听哪一本？",
+        "or": "还是",
+        "sep": "、",
     },
     "en": {
         "empty": "Sorry, I didn't catch that. Please say it again.",
@@ -71,6 +77,11 @@ _TEXT = {
         "commands such as pause, resume or next episode.",
         "format": "Format error: {reason}. Reply with one Thought line, then Action and Action Input, or Final Answer.",
         "ok": "OK.",
+        "choose": "Which one would you like: {items}?",
+        "which": "Which book would you like? For example {items}.",
+        "which_none": "Which book would you like?",
+        "or": " or ",
+        "sep": ", ",
     },
 }
 
@@ -110,8 +121,11 @@ class Agent:
     in the system prompt, and a title named in the utterance becomes the only admissible
     title; `context(utterance)` returns the listener's context (a dict with a ``message``
     line and data whose fields carry roles, e.g. ``player.listener_context``), put in the
-    user turn before the utterance; `fold(text)` is the title matcher's text folding.
-    Without them, `registry.catalog`, `registry.context` and `registry.fold`.
+    user turn before the utterance; `index()` returns the library's `words.TitleIndex`
+    (e.g. ``player.title_index``: titles with their aliases) for the words layer, which
+    reads every utterance once (`words.read`); `fold(text)` is the title matcher's text
+    folding. Without them, `registry.catalog`, `registry.context`, `registry.index` (else
+    an index of the catalog's titles) and `words.fold`.
     """
 
     def __init__(
@@ -132,6 +146,7 @@ class Agent:
         catalog_size: int = 30,
         context: Callable[[str], Any] | None = None,
         fold: Callable[[str], str] | None = None,
+        index: Callable[[], TitleIndex] | None = None,
     ) -> None:
         if language not in _TEXT:
             raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
@@ -153,7 +168,9 @@ class Agent:
         self.catalog = catalog if catalog is not None else getattr(registry, "catalog", None)
         self.catalog_size = catalog_size
         self.context = context if context is not None else getattr(registry, "context", None)
-        self.fold = fold or getattr(registry, "fold", None) or fold_text
+        self.fold = fold or getattr(registry, "fold", None) or fold_words
+        self.index = index if index is not None else getattr(registry, "index", None)
+        self._own_index: tuple[tuple[str, ...], TitleIndex] | None = None
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
         self._warned_fit = False
@@ -171,6 +188,25 @@ class Agent:
             except Exception as exc:
                 _LOGGER.warning("album titles unavailable: %s", exc)
         return self._titles
+
+    def title_index(self) -> TitleIndex | None:
+        """The library's titles for the words layer: `index()`, else one built from the
+        catalog's titles (kept while they stay the same); None without either."""
+        if self.index is not None:
+            try:
+                return self.index()
+            except Exception as exc:
+                _LOGGER.warning("title index unavailable: %s", exc)
+        if self.catalog is None:
+            return None
+        titles = tuple(self.titles())
+        if self._own_index is None or self._own_index[0] != titles:
+            self._own_index = (titles, TitleIndex((t, ()) for t in titles))
+        return self._own_index[1]
+
+    def read(self, utterance: str) -> Reading:
+        """The words layer's reading of `utterance` on this agent's language and library."""
+        return read_words(utterance, self.language, self.title_index())
 
     def system_prompt(self) -> str:
         """The system prompt's text (the first of `prompt_prefix`)."""
@@ -303,31 +339,28 @@ class Agent:
         if len(utterance) > MAX_UTTERANCE_CHARS:
             turn.error = f"utterance cut from {len(utterance)} to {MAX_UTTERANCE_CHARS} characters"
             utterance = utterance[:MAX_UTTERANCE_CHARS]
-        utterance = clean_transcript(utterance)
-        if await self._fast(turn, utterance, cancel, on_step):
+        titles = self.titles()
+        reading = self.read(utterance)
+        turn.reading = reading.why
+        utterance = reading.text
+        context_line, context_data = await self._context(utterance)
+        context_schema = getattr(self.context, "tool_output_schema", None)
+        if await self._fast(turn, reading, context_data, context_schema, cancel, on_step):
             return
         start_turn(self.model)
-        titles = self.titles()
         constraints = Constraints(fold=self.fold)
-        constraints.quote(utterance, titles=titles if self.catalog is not None else None)
-        # "Action: stop 播放三体第3集": the words after a label are the listener's, never an
-        # Action of this turn.
-        constraints.excluded |= labelled_tools(utterance, self.registry.names())
+        constraints.quote(reading, titles=titles if self.catalog is not None else None)
+        # "Action: stop 播放三体第3集": the words layer took the label and the tool name after
+        # it out of the utterance (`reading.text`); the model never sees them as an Action.
         # A library title named in the utterance: the listener means that book, so the first
         # reply must consult a tool (play, search, detail, pause…), never answer from nothing.
-        named = constraints.mention(titles, utterance)
-        context_line, context_data = await self._context(utterance)
+        named = constraints.mention(reading)
         if context_data is not None:
-            context_schema = getattr(self.context, "tool_output_schema", None)
             constraints.learn(context_data, context_schema)
             loaded = role_values(context_data, context_schema, TITLE, beside=PLAYBACK_STATE)
-            fold = constraints.fold
-            other = named and not {fold(t) for t in loaded} & {fold(t) for t in named}
-            if context_schema and (not loaded or other):
+            if context_schema and not loaded:
                 # A tool that acts only on the loaded book can do nothing with none loaded
-                # ("Thought: 我要暂停 播放三国演义"), and is not what the listener means
-                # when they name other books only ("Action: stop 播放三体第三集" while
-                # 西游记 plays).
+                # ("Thought: 我要暂停 播放三国演义"): the player's state, not the words, says so.
                 constraints.excluded |= {t.name for t in self.registry.tools() if t.needs_loaded}
         prefix = self.prompt_prefix()
         messages: list[dict[str, str]] = [
@@ -382,6 +415,8 @@ class Agent:
                     # player's state, and its Thought says so ("播放器状态里…").
                     final_thought="" if succeeded or failed else STATE_THOUGHT[self.language],
                     answer_text=observed.message if observed is not None else "",
+                    # The Thought names the book the listener named, the one acted on.
+                    thought_start=named[0] if len(named) == 1 and round_index == 0 else "",
                 )
             step_start = time.perf_counter()
             try:
@@ -543,36 +578,82 @@ class Agent:
         return str(value or ""), None
 
     async def _fast(
-        self, turn: TurnResult, utterance: str, cancel: asyncio.Event, on_step: StepCallback | None
+        self,
+        turn: TurnResult,
+        reading: Reading,
+        context: dict[str, Any] | None,
+        schema: dict[str, Any] | None,
+        cancel: asyncio.Event,
+        on_step: StepCallback | None,
     ) -> bool:
-        if self.fast_path.enabled and acknowledgement(utterance):
-            # "谢谢", "嗯", "ok": the listener asks for nothing, so nothing changes (a model
-            # step had stopped the book for "谢谢" and skipped an episode for "ok").
-            turn.backend = "fastpath"
-            turn.answer = _TEXT[self.language]["ack"]
-            return True
-        hit = self.fast_path.match(utterance, self.registry.tools(), self.titles, self.fold)
-        if hit is None:
-            return False
-        start = time.perf_counter()
-        result = await self._call_tool(hit.tool, hit.arguments, cancel, "fastpath")
-        if result is None:
-            turn.cancelled = True
-            return True
-        step = Step(
-            1,
-            StepKind.ACTION,
-            backend="fastpath",
-            action=hit.tool,
-            arguments=result.arguments,
-            observation=result.text,
-            ok=result.ok,
-            ms={"tool": (time.perf_counter() - start) * 1000.0},
+        """Make the calls of a request the words layer understood whole (`FastPath.plan`),
+        or ask the question it needs; True when the turn is done without the model."""
+        plan = self.fast_path.plan(
+            reading, self.registry.tools(), context, schema, check=self.registry.check
         )
-        self._record(turn, step, on_step)
+        if plan is None:
+            return False
+        text = _TEXT[self.language]
         turn.backend = "fastpath"
-        turn.answer = _spoken(result, self.language)
+        if plan.ask is not None:
+            # "谢谢", "嗯", "ok" ask for nothing (a model step had stopped the book for
+            # "谢谢"); "放哈利波特" with two of them asks which; "换一本" asks which book.
+            kind, titles = plan.ask
+            if kind == "ack":
+                turn.answer = text["ack"]
+            elif kind == "choose":
+                turn.answer = text["choose"].format(items=self._join(titles))
+            else:
+                offer = self._offer_titles(context, schema)
+                turn.answer = (
+                    text["which"].format(items=self._join(offer)) if offer else text["which_none"]
+                )
+            return True
+        answers: list[str] = []
+        for call in plan.calls:
+            start = time.perf_counter()
+            result = await self._call_tool(call.tool, call.arguments, cancel, "fastpath")
+            if result is None:
+                turn.cancelled = True
+                return True
+            step = Step(
+                len(turn.steps) + 1,
+                StepKind.ACTION,
+                backend="fastpath",
+                thought=f"words: {reading.why}",
+                action=call.tool,
+                arguments=result.arguments,
+                observation=result.text,
+                ok=result.ok,
+                ms={"tool": (time.perf_counter() - start) * 1000.0},
+            )
+            self._record(turn, step, on_step)
+            answers.append(_spoken(result, self.language))
+            if not result.ok:
+                break
+        if len(answers) == 1:
+            turn.answer = answers[0]
+        else:  # "正在播放西游记第3集；音量已调到30%。"
+            joined = ("；" if self.language == "zh" else "; ").join(
+                a.rstrip("。.") for a in answers
+            )
+            turn.answer = joined + ("。" if self.language == "zh" else ".")
         return True
+
+    def _join(self, titles: tuple[str, ...] | list[str]) -> str:
+        """Titles said as a choice: "A、B还是C" / "A, B or C"."""
+        text = _TEXT[self.language]
+        titles = list(titles)
+        if len(titles) <= 1:
+            return "".join(titles)
+        return text["sep"].join(titles[:-1]) + text["or"] + titles[-1]
+
+    def _offer_titles(
+        self, context: dict[str, Any] | None, schema: dict[str, Any] | None
+    ) -> list[str]:
+        """Three titles to offer when the listener asks for another book: none loaded now."""
+        loaded = set(role_values(context, schema, TITLE, beside=PLAYBACK_STATE))
+        return [t for t in self.titles() if t not in loaded][:3]
 
     def _drop_injections(self, older_than: float | None = None) -> None:
         """Forget queued corrections (with `older_than`, those queued more than that many
@@ -598,8 +679,9 @@ class Agent:
             _, correction = self._injections.popleft()
             if constraints is not None:
                 single = self._titles if self.catalog is not None else None
-                constraints.quote(correction, titles=single)
-                constraints.mention(self._titles, correction)
+                said = self.read(correction)
+                constraints.quote(said, titles=single)
+                constraints.mention(said)
             content = observation_message(correction, language=self.language, injected=True)
             if messages[-1]["role"] == "user":
                 messages[-1] = {"role": "user", "content": messages[-1]["content"] + "\n" + content}

@@ -24,7 +24,6 @@ __all__ = [
     "LANGUAGES",
     "STATE_THOUGHT",
     "example_messages",
-    "labelled_tools",
     "neutralise_labels",
     "observation_message",
     "prompt_messages",
@@ -203,20 +202,6 @@ def neutralise_labels(text: str) -> str:
     the framework's own.
     """
     return _LABEL.sub(lambda m: f"{m.group(1)} -", text)
-
-
-_ACTION_LABEL = re.compile(r"\bAction\s*[:：-]\s*([A-Za-z_]+)", re.IGNORECASE)
-
-
-def labelled_tools(text: str, names: list[str]) -> set[str]:
-    """Tools of `names` that `text` writes after an ``Action:`` label ("Action: stop",
-    "action - play" for ``play_book``): a listener's words can never act as an Action,
-    so the loop does not offer these tools for that utterance."""
-    marked: set[str] = set()
-    for match in _ACTION_LABEL.finditer(text):
-        word = match.group(1).casefold()
-        marked |= {n for n in names if n.casefold() == word or n.casefold().startswith(word + "_")}
-    return marked
 
 
 def observation_message(text: str, *, language: str = "zh", injected: bool = False) -> str:

@@ -15,7 +15,6 @@ about itself is read from attributes of the function (any of them may be missing
 - ``tool_hints`` (``{"zh": ..., "en": ...}``): when to use it, for the prompt;
 - ``tool_examples`` (``[{"zh", "en", "tools"}]``): ReAct snippets for the prompt;
 - ``tool_output_schema``: the JSON Schema of its result, whose fields carry roles too;
-- ``tool_phrases`` / ``tool_patterns``: whole commands for the fast path;
 - ``tool_needs_loaded`` (bool): the tool acts only on the book loaded now.
 
 A tool may return a dict with a speakable ``message`` and data: the model sees the dict
@@ -82,8 +81,6 @@ class Tool:
     hints: dict[str, str] = field(default_factory=dict, compare=False)
     examples: tuple[dict[str, Any], ...] = field(default=(), compare=False)
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
-    phrases: tuple[str, ...] = field(default=(), compare=False)
-    patterns: tuple[str, ...] = field(default=(), compare=False)
     needs_loaded: bool = field(default=False, compare=False)
     """The tool acts only on the book loaded now (pause, stop, seek): the agent does not
     offer it when the listener's context has nothing loaded."""
@@ -166,8 +163,6 @@ def tool_from_function(
         hints={str(k): str(v) for k, v in dict(hints).items() if v},
         examples=tuple(meta("tool_examples", ()) or ()),
         output_schema=output if isinstance(output, dict) else None,
-        phrases=tuple(meta("tool_phrases", ()) or ()),
-        patterns=tuple(meta("tool_patterns", ()) or ()),
         needs_loaded=bool(meta("tool_needs_loaded", False)),
     )
 
@@ -267,7 +262,9 @@ class ToolRegistry:
     `catalog`, when set, returns the album titles the tools work on (e.g. ``player.titles``);
     `context(utterance)` returns the listener's context as a result dict (``message`` plus
     role-tagged data: what plays, bookmarks of albums named); `fold(text)` is the text
-    folding the tools' title matcher uses. An `Agent` given none of its own uses these.
+    folding the tools' title matcher uses; `index()` returns the library's
+    `words.TitleIndex` (titles with their aliases). An `Agent` given none of its own uses
+    these.
     """
 
     def __init__(
@@ -279,10 +276,12 @@ class ToolRegistry:
         catalog: Callable[[], list[str]] | None = None,
         context: Callable[[str], dict[str, Any]] | None = None,
         fold: Callable[[str], str] | None = None,
+        index: Callable[[], Any] | None = None,
     ) -> None:
         self.catalog = catalog
         self.context = context
         self.fold = fold
+        self.index = index
         self.default_timeout = default_timeout
         self.max_observation_chars = max_observation_chars
         self.version = 0
@@ -401,6 +400,14 @@ class ToolRegistry:
         if error is not None:
             raise ToolError(_validation_message(tool, error))
         return arguments
+
+    def check(self, name: str, arguments: Any) -> str:
+        """Why `arguments` do not fit tool `name` ("" when they do): `validate`'s error."""
+        try:
+            self.validate(name, arguments)
+        except ToolError as err:
+            return str(err)
+        return ""
 
     async def call(
         self, name: str, arguments: dict[str, Any], *, caller: str = "agent"

@@ -106,6 +106,8 @@ class TurnResult:
     elapsed_ms: float = 0.0
     error: str | None = None
     cancelled: bool = False
+    reading: str = ""
+    """How the words layer read the utterance, in one line (`words.Reading.why`)."""
     started_at: float = field(default_factory=time.time)
     marks: dict[str, float] = field(default_factory=dict, repr=False)
     """Stage name -> time.monotonic() when it happened (see `mark`)."""
@@ -182,6 +184,7 @@ class TurnResult:
             "tokens": self.tokens,
             "error": self.error,
             "cancelled": self.cancelled,
+            "reading": self.reading,
             "stages": dict(self.stages),
             "steps": [s.to_dict() for s in self.steps],
         }

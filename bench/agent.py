@@ -358,7 +358,9 @@ def _pct(ok: int, total: int) -> str:
     return f"{ok}/{total} ({100 * ok / max(1, total):.0f}%)"
 
 
-def summary(rows: list[dict[str, Any]], model_name: str, *, show_heldout: bool = False) -> list[str]:
+def summary(
+    rows: list[dict[str, Any]], model_name: str, *, show_heldout: bool = False
+) -> list[str]:
     """The printed figures, one line each; the last is the benchmark's headline. Held-out
     requests are counted, never listed (unless `show_heldout`)."""
     lines = []
@@ -538,9 +540,7 @@ async def main_async(args: argparse.Namespace) -> int:
     for line in lines[:-1] + baseline_summary(base, rows) + decode + lines[-1:]:
         print(line)
     if args.json:
-        shown = [
-            r if args.show_heldout or r["form"] != "heldout" else _redacted(r) for r in rows
-        ]
+        shown = [r if args.show_heldout or r["form"] != "heldout" else _redacted(r) for r in rows]
         args.json.write_text(
             json.dumps(
                 {"model": args.model.stem, "rows": shown, "baseline": base},

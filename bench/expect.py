@@ -43,7 +43,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from player.textmatch import normalize, word_run
+from words.text import normalize, word_run
 
 from .library import chinese_numeral
 

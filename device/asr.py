@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from agent.spoken_numbers import normalize
+from words import spoken_to_digits as normalize
 
 _LOGGER = logging.getLogger(__name__)
 

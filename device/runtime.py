@@ -533,6 +533,7 @@ def _make_registry(config: Config, player: Any) -> Any:
     registry.catalog = getattr(player, "titles", None)
     registry.context = getattr(player, "listener_context", None)
     registry.fold = getattr(player, "fold", None)
+    registry.index = getattr(player, "title_index", None)
     return registry
 
 

@@ -8,10 +8,9 @@ once here in `player/`:
   ``percent``, ``minutes``), so an agent can build exact constraints without knowing the
   tool's name;
 - whether a successful call ends the turn (``return_direct``: its ``message`` is the
-  answer), the zh/en when-to-use hints, short examples, and the whole short commands
-  that call it without a language model (the fast path: ``phrases``, and ``patterns``
-  whose named groups are parameters and whose ``#`` stands for a number said), set as
-  attributes by `tool`;
+  answer), the zh/en when-to-use hints and short examples, set as attributes by `tool`
+  (what listeners say to call a tool is data of the words layer, ``words/phrases/``,
+  keyed by the tool's name: no phrase table lives beside the tool);
 - the shape of the result (``output_schema``, a JSON Schema as MCP's ``outputSchema``):
   a dict with one short speakable ``message`` in the configured language plus data whose
   fields carry roles too (``album-id``, ``title``, ``episode-count``, ``episode``,
@@ -23,8 +22,7 @@ once here in `player/`:
   role ``playback-state``);
 
 The attribute names are plain strings (`ATTR_RETURN_DIRECT`, `ATTR_HINTS`,
-`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_PHRASES`, `ATTR_PATTERNS`,
-`ATTR_NEEDS_LOADED`); a bound method exposes its function's attributes.
+`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_NEEDS_LOADED`); a bound method exposes its function's attributes.
 """
 
 from __future__ import annotations
@@ -38,11 +36,10 @@ __all__ = [
     "ATTR_HINTS",
     "ATTR_NEEDS_LOADED",
     "ATTR_OUTPUT_SCHEMA",
-    "ATTR_PATTERNS",
-    "ATTR_PHRASES",
     "ATTR_RETURN_DIRECT",
     "CONTEXT",
     "NOW",
+    "STATUS_TOPICS",
     "AlbumId",
     "EpisodeNo",
     "Keyword",
@@ -50,6 +47,7 @@ __all__ = [
     "Page",
     "Percent",
     "Seconds",
+    "StatusTopic",
     "result_schema",
     "returns",
     "tool",
@@ -59,8 +57,6 @@ ATTR_RETURN_DIRECT = "tool_return_direct"
 ATTR_HINTS = "tool_hints"
 ATTR_EXAMPLES = "tool_examples"
 ATTR_OUTPUT_SCHEMA = "tool_output_schema"
-ATTR_PHRASES = "tool_phrases"
-ATTR_PATTERNS = "tool_patterns"
 ATTR_NEEDS_LOADED = "tool_needs_loaded"
 
 MAX_PAGE = 50
@@ -79,6 +75,10 @@ Seconds = Annotated[
 ]
 Percent = Annotated[int, {"x-role": "percent", "minimum": 0, "maximum": 100}]
 Minutes = Annotated[float, {"x-role": "minutes", "minimum": 0, "maximum": MAX_SLEEP_MINUTES}]
+STATUS_TOPICS = ("now", "episodes", "left", "time_left", "length", "author", "narrator",
+                 "description", "volume", "sleep")  # fmt: skip
+"""What a status question may ask about (`get_status`'s ``about``)."""
+StatusTopic = Annotated[str, {"enum": list(STATUS_TOPICS)}]
 
 ALBUM: dict[str, Any] = {
     "type": "object",
@@ -126,9 +126,20 @@ CONTEXT: dict[str, Any] = {
         "message": {"type": "string"},
         "now": NOW,
         "bookmarks": {"type": "array", "items": BOOKMARK},
+        "before": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    **BOOKMARK["properties"],
+                    "before": {"type": "boolean", "x-role": "book-before"},
+                },
+            },
+        },
     },
 }
-"""The listener's context: the album loaded now and bookmarks of albums the words name."""
+"""The listener's context: the album loaded now, bookmarks of albums the words name, and
+the book listened to before the one loaded now (``before``, at most one)."""
 
 
 def returns(schema: dict[str, Any]) -> Callable[[F], F]:
@@ -157,8 +168,6 @@ def tool(
     en: str = "",
     output: dict[str, Any] | None = None,
     examples: list[dict[str, Any]] | None = None,
-    phrases: tuple[str, ...] = (),
-    patterns: tuple[str, ...] = (),
     needs_loaded: bool = False,
 ) -> Callable[[F], F]:
     """Mark a function as a tool with its contract metadata; returns it unchanged.
@@ -167,9 +176,6 @@ def tool(
     turn with its ``message`` as the spoken answer; `output` is the result's JSON Schema
     (default: a message only); `examples` are ``{"zh": text, "en": text, "tools": [...]}``
     ReAct snippets for the prompt, used only when every tool they name is registered;
-    `phrases` are whole utterances (zh or en, before politeness words are dropped) that
-    call the tool with no arguments; `patterns` are regular expressions over the whole
-    normalised utterance whose named groups give arguments, ``#`` matching a number;
     `needs_loaded` says the tool can only act on a book loaded now (with nothing loaded it
     does nothing, so it is not offered to the model then).
     """
@@ -179,8 +185,6 @@ def tool(
         setattr(func, ATTR_HINTS, {"zh": zh, "en": en})
         setattr(func, ATTR_OUTPUT_SCHEMA, output or result_schema())
         setattr(func, ATTR_EXAMPLES, list(examples or []))
-        setattr(func, ATTR_PHRASES, tuple(phrases))
-        setattr(func, ATTR_PATTERNS, tuple(patterns))
         setattr(func, ATTR_NEEDS_LOADED, needs_loaded)
         return func
 

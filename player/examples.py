@@ -109,7 +109,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "help": [
         _one(
             "help",
-            (_IDLE["zh"], "明天会下雨吗", "这和听书无关，交给 help。"),
+            (_IDLE["zh"], "后天天气好不好", "这和听书无关，交给 help。"),
             (_IDLE["en"], "will it rain tomorrow", "Not about audiobooks; that is for help."),
         ),
         _one(

@@ -47,7 +47,9 @@ class Episode:
 
 @dataclass(frozen=True)
 class Album:
-    """One book or podcast: id (source-prefixed), title, author/narrator, episode count."""
+    """One book or podcast: id (source-prefixed), title, author, episode count, where it
+    comes from, a description, the narrator, and `aliases`: the book's other names (its
+    title in the other language, from album.json), which a listener may say instead."""
 
     id: str
     title: str
@@ -55,6 +57,12 @@ class Album:
     episode_count: int = 0
     source: str = ""
     description: str = ""
+    narrator: str = ""
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.aliases, tuple):  # read back from JSON as a list
+            object.__setattr__(self, "aliases", tuple(self.aliases or ()))
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from words.text import normalize
+from words.titles import SUBSTRING, TitleIndex
+
 from .cache import PART_SUFFIX, Cache, episode_key, file_name
 from .download import Downloader, DownloadJob, Opener
 from .engine import Playback, probe
@@ -30,9 +33,8 @@ from .sources import (
     LibriVoxSource,
     LocalLibrary,
 )
-from .sources.base import rank
+from .sources.base import album_score, rank
 from .store import CacheEntry, Store
-from .textmatch import SUBSTRING, match_score, normalize
 from .texts import clock, say, title_part
 from .tools import PlayerTools
 
@@ -146,6 +148,7 @@ class Player(PlayerTools):
         self.pending: PendingPlay | None = None
         self.last_error = ""
         self.sleep_deadline: float | None = None
+        self._index: tuple[tuple, TitleIndex] | None = None
         self._subscribers: list[Callable[[PlayerState], object]] = []
         self._tasks: set[asyncio.Task[object]] = set()
         self._sleep_task: asyncio.Task[None] | None = None
@@ -240,6 +243,14 @@ class Player(PlayerTools):
         titles = dict.fromkeys(self.catalog.known_titles())
         titles.update(dict.fromkeys(a.title for a in self.store.albums()))
         return list(titles)
+
+    def title_index(self) -> TitleIndex:
+        """The titles known without network with their aliases, for the words layer to find
+        in what the listener says (`words.TitleIndex`); built again only when they change."""
+        entries = tuple((a.title, a.aliases) for a in self.library_albums())
+        if self._index is None or self._index[0] != entries:
+            self._index = (entries, TitleIndex(entries))
+        return self._index[1]
 
     def _track(self, coro, name: str) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -364,8 +375,8 @@ class Player(PlayerTools):
         candidates = list(local.albums)
         remembered = rank(keyword, self.store.albums())[:1]
         candidates.extend(remembered)
-        best = max(candidates, key=lambda a: match_score(keyword, a.title, a.author), default=None)
-        if best is not None and match_score(keyword, best.title, best.author) >= SUBSTRING:
+        best = max(candidates, key=lambda a: album_score(keyword, a), default=None)
+        if best is not None and album_score(keyword, best) >= SUBSTRING:
             return await self.album_detail(best.id)
         note = ""
         if any(s.remote for s in self.catalog.sources):

@@ -383,10 +383,17 @@ class Store:
 
     def last_bookmark(self) -> Bookmark | None:
         """The most recently updated bookmark, or None."""
-        row = self._read("SELECT * FROM bookmarks ORDER BY updated DESC LIMIT 1", one=True)
-        marks = [Bookmark(*row)] if row else []
-        marks.extend(self._marks.values())
-        return max(marks, key=lambda m: m.updated, default=None)
+        marks = self.recent_bookmarks(1)
+        return marks[0] if marks else None
+
+    def recent_bookmarks(self, limit: int = 5) -> list[Bookmark]:
+        """Up to `limit` bookmarks, the most recently updated first."""
+        rows = self._read("SELECT * FROM bookmarks ORDER BY updated DESC LIMIT ?", (limit,)) or []
+        marks = {m.album_id: m for m in (Bookmark(*row) for row in rows)}
+        for mark in self._marks.values():
+            if mark.album_id not in marks or marks[mark.album_id].updated < mark.updated:
+                marks[mark.album_id] = mark
+        return sorted(marks.values(), key=lambda m: m.updated, reverse=True)[:limit]
 
     # albums ----------------------------------------------------------------------------
     def album_save(self, detail: AlbumDetail) -> None:

@@ -16,6 +16,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "found_page": ("第{page}页，共{total}个专辑：{items}", "Page {page} of {total} albums: {items}"),
     "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
     "by": ("（{author}）", " by {author}"),
+    "read_by": ("，{narrator}演播", ", read by {narrator}"),
     "none_found": ("没有找到“{keyword}”相关的有声书", "No audiobooks found for \"{keyword}\""),
     "none_found_offer": ("没有找到“{keyword}”相关的有声书。我只能播放书库里的书，比如{items}",
                          "No audiobooks found for \"{keyword}\". I can only play the books in "
@@ -42,6 +43,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status_paused": ("已暂停{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Paused {album}, episode {section} of {count}{title}, {pos} of {dur}"),
     "status_loading": ("正在准备{album}第{section}集", "Preparing {album}, episode {section}"),
     "status_idle": ("空闲，没有在播放", "Idle, nothing playing"),
+    "about_episodes": ("{album}一共{count}集，现在是第{section}集", "{album} has {count} episodes; this is episode {section}"),
+    "about_left": ("{album}一共{count}集，现在是第{section}集，后面还有{left}集", "{album} has {count} episodes; this is episode {section}, with {left} more after it"),
+    "about_last": ("这是{album}的最后一集了", "This is the last episode of {album}"),
+    "about_time_left": ("这一集还剩{rest}，一共{dur}", "{rest} left of this episode, which is {dur} long"),
+    "about_length": ("这一集{dur}，{album}一共{count}集", "This episode is {dur} long; {album} has {count} episodes"),
+    "about_author": ("{album}的作者是{author}", "{album} is by {author}"),
+    "about_no_author": ("书里没有写{album}的作者", "The book does not say who wrote {album}"),
+    "about_narrator": ("{album}是{narrator}演播的", "{album} is read by {narrator}"),
+    "about_no_narrator": ("书里没有写{album}是谁读的", "The book does not say who reads {album}"),
+    "about_description": ("{album}：{text}", "{album}: {text}"),
+    "about_no_description": ("书里没有{album}的简介；它一共{count}集", "The book has no summary of {album}; it has {count} episodes"),
+    "about_volume": ("音量是{volume}%", "The volume is {volume}%"),
+    "about_sleep": ("{minutes}分钟后停止播放", "Playback stops in {minutes} minutes"),
+    "about_no_sleep": ("没有定时", "No sleep timer is set"),
+    "context_before": ("之前在听{album}第{section}集", "before that, {album} episode {section}"),
     "status_volume": ("音量{volume}%", "volume {volume}%"),
     "status_download": ("下载{album}第{section}集 {progress}", "downloading {album} episode {section}: {progress}"),
     "status_sleep": ("{minutes}分钟后停止", "stopping in {minutes} min"),
@@ -131,8 +147,9 @@ def join_titles(language: str, items: list[str], *, more: bool = False) -> str:
     if not items:
         return ""
     if language == "en":
-        text = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-        return text + (" and more" if more else "")
+        if more:  # "A, B, C and more", never "A, B and C and more"
+            return ", ".join(items) + " and more"
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     text = items[0] if len(items) == 1 else "、".join(items[:-1]) + "和" + items[-1]
     return text + ("等" if more else "")
 
@@ -161,7 +178,7 @@ _NUMBER_PREFIX = re.compile(
 def episode_title(episode) -> str:
     """An episode's title without a leading number that repeats its section ("第二集 拜师学艺"
     -> "拜师学艺"), or "" when it is only the number ("第2集", "02", "Chapter 2")."""
-    from .numbers import section_number
+    from words.numbers import section_number
 
     title = episode.title.strip()
     rest = re.sub(r"第\s*\S{1,6}?\s*[集回章话講讲节期]|chapter|ch\.?|episode|ep|part|[\d\s._#-]+", "",

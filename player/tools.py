@@ -19,6 +19,9 @@ import math
 import time
 from typing import Any
 
+from words.text import fold, normalize
+from words.titles import is_stop_word
+
 from .contract import (
     ALBUM,
     ATTR_EXAMPLES,
@@ -32,14 +35,14 @@ from .contract import (
     Page,
     Percent,
     Seconds,
+    StatusTopic,
     result_schema,
     returns,
     tool,
 )
-from .errors import BadInputError, NotFoundError
+from .errors import BadInputError, NotFoundError, PlayerError
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
-from .textmatch import fold, is_stop_word, normalize, title_named
 from .texts import MESSAGES, clock, episode_title, join_titles, say, title_part
 
 _LOGGER = logging.getLogger(__name__)
@@ -52,166 +55,6 @@ LISTED_TITLES = 5
 
 _ALBUMS = {"type": "array", "items": ALBUM}
 
-# Whole short commands the fast path answers without a language model (after punctuation
-# and politeness words such as 请/一下/吧/please are dropped).
-PAUSE_PHRASES = (
-    "暂停", "暂停播放", "停一下", "先停", "先停下", "先暂停", "等一下", "等等", "停一停",
-    "暂停一下", "停下", "先别放", "pause", "pause it", "pause playback", "pause the book",
-    "hold on", "wait", "pause the story", "稍等", "稍等一下", "等一会儿", "先停一下", "停一会儿",
-    "wait a second", "wait a moment", "hold on a second", "one moment", "just a moment",
-    "pause for a moment", "pause for a second",
-)  # fmt: skip
-RESUME_PHRASES = (
-    "继续", "继续播放", "继续放", "接着放", "接着播", "接着听", "恢复播放", "继续听", "接着播放",
-    "接着来", "继续来", "接着讲", "继续讲", "往下放", "接着往下听", "resume", "continue",
-    "keep playing", "resume playback", "unpause", "carry on", "continue playing", "go on",
-    "carry on playing", "keep going", "play on", "接着刚才的", "继续刚才的", "回到刚才的",
-    "back to the story", "back to the book", "go back to the story", "go back to the book",
-    "continue the story", "continue the book", "resume the story", "resume the book",
-    "let's continue", "lets continue", "unpause it",
-)  # fmt: skip
-STOP_PHRASES = (
-    "停止", "停止播放", "别放了", "不要放了", "不听了", "不放了", "关掉", "关了", "停了",
-    "别播了", "stop", "stop playing", "stop it", "stop the book", "turn it off",
-    "stop playback", "that's enough", "thats enough",
-)  # fmt: skip
-STATUS_PHRASES = (
-    "现在在播什么", "在播什么", "现在播的是什么", "在放什么", "现在在放什么", "放的是什么",
-    "这是什么书", "播到哪了", "播到哪里了", "现在播到哪了", "现在放的是什么", "放到哪儿了",
-    "放到哪了", "听到哪了", "听到哪儿了", "播到哪儿了", "我听到哪了", "现在是哪一集",
-    "这是第几集", "现在第几集", "这是哪一集", "现在播到第几集", "在放哪一集", "这是哪本书",
-    "我在听什么", "现在听的是什么", "what's playing", "whats playing", "what is playing",
-    "what is this", "status", "what am i listening to", "where are we", "what's on",
-    "what is on", "where did i stop", "where was i", "where am i", "which episode is this",
-    "what episode is this", "which chapter is this", "what chapter is this",
-    "what chapter am i on", "which chapter am i on", "what episode am i on",
-    "which episode am i on", "what chapter are we on", "what episode are we on",
-    "what book is this", "what is this book", "what's this book", "which book is this",
-    "which book am i listening to", "what book am i listening to", "第几集", "哪一集", "第几章",
-    "第几回", "到第几集", "到哪一集",
-)  # fmt: skip
-NEXT_PHRASES = (
-    "下一集", "下一章", "播放下一集", "放下一集", "听下一集", "换下一集", "下一回", "next",
-    "next episode", "next chapter", "play the next episode", "skip to the next episode",
-    "跳到下一集", "切到下一集", "后一集", "next one", "the next one", "skip to the next chapter",
-    "go to the next episode", "go to the next chapter", "skip ahead one episode",
-)  # fmt: skip
-PREVIOUS_PHRASES = (
-    "上一集", "上一章", "播放上一集", "放上一集", "听上一集", "上一回", "回到上一集", "previous",
-    "previous episode", "previous chapter", "go back an episode", "play the previous episode",
-    "前一集", "退回上一集", "返回上一集", "倒回上一集", "go back one episode", "go back a chapter",
-    "go back one chapter", "back one episode", "back one chapter", "the previous one",
-    "previous one", "go to the previous episode", "go to the previous chapter", "上一个",
-    "the one before", "the one before this", "play the one before", "play the one before this",
-    "the episode before", "the chapter before", "play the episode before",
-)  # fmt: skip
-LOUDER_PHRASES = (
-    "大声点", "大声一点", "声音大点", "声音大一点", "音量大点", "音量大一点", "大点声",
-    "调大声音", "调大音量", "音量调大", "声音调大", "开大点", "louder", "turn it up",
-    "volume up", "a bit louder", "turn up the volume", "声音大一些", "大声一些", "再大点",
-    "再大声点", "再大声一点", "音量调高", "调高音量", "音量加大", "声音开大", "声音开大点",
-    "音量大一些", "a little louder", "make it louder", "turn the volume up", "turn it up a bit",
-    "increase the volume", "raise the volume", "声音太小", "太小声", "听不见", "听不清", "听不清楚",
-    "too quiet", "it's too quiet", "i can't hear it", "i cannot hear it",
-)  # fmt: skip
-QUIETER_PHRASES = (
-    "小点声", "小声点", "小声一点", "声音小点", "声音小一点", "音量小点", "音量小一点",
-    "调小声音", "调小音量", "音量调小", "声音调小", "关小点", "quieter", "turn it down",
-    "volume down", "a bit quieter", "softer", "turn down the volume", "声音小一些", "小声一些",
-    "再小点", "再小声点", "再小声一点", "音量调低", "调低音量", "音量减小", "声音关小",
-    "声音关小点", "音量小一些", "太吵了", "太大声了", "a little quieter", "make it quieter",
-    "turn the volume down", "turn it down a bit", "lower the volume", "decrease the volume",
-    "too loud", "it's too loud", "声音太大", "太大声", "声音太吵",
-)  # fmt: skip
-LIBRARY_PHRASES = (
-    "有什么书", "有哪些书", "书库里有什么", "书库里有什么书", "都有什么书", "有什么可以听的",
-    "what books do you have", "which books do you have", "what do you have",
-    "what's in the library", "list the books", "有多少本书", "有几本书", "一共有多少本书",
-    "书库里有多少本书", "how many books do you have", "how many books are there",
-    "how many books",
-)  # fmt: skip
-HELP_PHRASES = (
-    "你能做什么", "你会做什么", "怎么用", "what can you do", "help",
-    # What people say most to any voice assistant, that no audiobook tool can do: the
-    # listener hears an honest "I can't" and what can be said instead.
-    "你好", "您好", "hello", "hi", "现在几点", "几点了", "what time is it", "what s the time",
-    "今天天气怎么样", "天气怎么样", "what s the weather like", "what s the weather",
-    "what s the weather today", "what s the weather like today", "讲个笑话", "说个笑话", "tell me a joke",
-)  # fmt: skip
-# "How many episodes" questions. The title group matches only a whole library title (the
-# fast path checks), anything else goes to the model.
-_COUNT_ZH = r"(?:一共|总共|共)?(?:有)?(?:多少|几)(?:集|章|回)"
-_COUNT_EN = r"how many (?:episodes|chapters|parts)"
-_THIS_BOOK_ZH = (
-    r"(?:我)?(?:现在|正在|现在正在|现在在)?(?:在)?(?:听的|播的|放的|在听的|在播的|在放的)?"
-    r"(?:这本书|这一本|这本|这部书|这部|这套书|这套|这个)"
-)
-_THIS_BOOK_EN = r"(?:this|the current|the) (?:book|audiobook|story|one)"
-COUNT_PATTERNS = (
-    rf"(?P<keyword>.+?)(?:这本书)?{_COUNT_ZH}",
-    rf"{_COUNT_EN} (?:does|do|did|has|have|is there in|are there in|are there of|are in|in|of)"
-    r" (?P<keyword>.+?)(?: have| got| has)?",
-)
-THIS_BOOK_COUNT_PATTERNS = (
-    rf"{_THIS_BOOK_ZH}{_COUNT_ZH}",
-    rf"{_COUNT_EN} (?:does|do|has|is there in|are there in|are in|in) {_THIS_BOOK_EN}"
-    r"(?: have| got| has)?",
-)
-# Status questions in more words ("现在放到第几集", "what chapter did we get to"). Patterns
-# see the utterance as the fast path normalises it: no punctuation, "that's" as "that s".
-_WHICH_ZH = r"(?:第几集|第几章|第几回|哪一集|哪一章|哪一回|哪集|哪章|哪回|哪儿|哪里|哪)"
-_WHICH_EN = r"(?:what|which) (?:chapter|episode|part|book)(?: number)?"
-STATUS_PATTERNS = (
-    rf"(?:我|我们|咱们)?(?:现在|刚才|目前|这会儿)?(?:正在|在)?(?:播|放|听|讲)(?:到了|到){_WHICH_ZH}",
-    r"(?:现在|这|这个|目前)(?:是|在|放的是|播的是|听的是)?(?:第几集|第几章|第几回|哪一集|哪一章|哪一回)",
-    rf"{_WHICH_EN} (?:is this|is it|is playing|is on|am i on|are we on|am i at|are we at|"
-    r"am i in|are we in|was i on|were we on|did we get to|did i get to|did we stop at|"
-    r"did i stop at|are we up to|am i up to|have we got to|have i got to)(?: now)?",
-    r"where (?:did|have|had) (?:we|i) (?:get to|got to|gotten to|stop|stopped|leave off|left off"
-    r"|get up to|got up to)",
-    r"where (?:are we|am i) (?:up to|at|in the book|in the story)(?: now)?",
-)
-# Loudness said as a complaint ("声音有点太大", "that's way too loud", "I can't hear it").
-_DEGREE_ZH = r"(?:有点儿?|有些|实在|真的?|也|还是)?(?:太|好|很|挺|特别)"
-_DEGREE_EN = (
-    r"(?:it s |its |that s |thats |it is |that is |this is |the volume is |the sound is )?"
-    r"(?:way |much |far |a bit |a little |a little bit |really |so |just |kind of |still )?"
-)
-QUIETER_PATTERNS = (
-    rf"(?:这)?(?:声音|音量)?{_DEGREE_ZH}(?:大声|大|响|吵)",
-    r"(?:这)?(?:声音|音量)?(?:有点儿?|有些)(?:大声|大|响|吵)",
-    rf"{_DEGREE_EN}too loud",
-)
-LOUDER_PATTERNS = (
-    rf"(?:这)?(?:声音|音量)?{_DEGREE_ZH}(?:小声|小|轻|低)",
-    r"(?:这)?(?:声音|音量)?(?:有点儿?|有些)(?:小声|小|轻|低)",
-    rf"{_DEGREE_EN}too (?:quiet|soft|low)",
-    r"i (?:can t|cannot|can not) (?:really )?hear (?:it|anything|a thing|the book|the story)"
-    r"(?: very well| well)?",
-)
-# A whole library title asked for ("播放西游记", "换成围城听听", "put on Dracula"): the
-# title group matches only a whole title, anything more (an episode, "接着听…") goes to the
-# model.
-PLAY_TITLE_PATTERNS = (
-    r"(?:我要|我想|我想要)?(?:播放|播|放|听|来|换成|换到|换|改听|改成|切换到|切到)"
-    r"(?:一下|一个|一部|个|点)?(?P<keyword>.+?)(?:听听|听一下)?",
-    r"(?:i want to |i d like to |let s )?(?:play|put on|listen to|hear|switch to|change to)"
-    r"(?: the book| the audiobook)? (?P<keyword>.+?)",
-)
-# "Do you have …" of a whole library title ("有盗墓笔记吗", "do you have Dracula").
-HAVE_TITLE_PATTERNS = (
-    r"(?:你们|你|咱们)?(?:这儿|这里|这|书库里|库里)?(?:有没有|有)(?P<keyword>.+?)(?:吗|么|没有)?",
-    r"(?:do you have|have you got|do you guys have|is there)(?: the book| the audiobook| a book)?"
-    r" (?P<keyword>.+?)(?: in the library| here)?",
-)
-# An episode number alone ("第五集", "跳到第八集", "play episode 5"): that episode of the
-# book loaded now, else of the one listened to last (play_book without a keyword).
-EPISODE_PATTERNS = (
-    r"(?:我要|我想)?(?:播放|播|放|听|来|跳到|跳至|切到|切换到|换到|转到|到|直接放)?"
-    r"第(?P<section>#)(?:集|章|回)",
-    r"(?:play |go to |skip to |jump to |switch to |put on |start )?(?:the )?"
-    r"(?:episode|chapter|part) (?P<section>#)",
-)
 _PLAYING = result_schema(now=NOW)
 
 
@@ -294,7 +137,25 @@ class PlayerTools:
 
     def _item(self, album: Album) -> str:
         by = say(self.language, "by", author=album.author) if album.author else ""
+        if album.narrator:
+            by += say(self.language, "read_by", narrator=album.narrator)
         return say(self.language, "item", title=album.title, count=album.episode_count, author=by)
+
+    async def left_off(self) -> tuple[AlbumDetail, Any] | None:
+        """The most recent bookmark whose album is still here, with that album's detail
+        (``(detail, Bookmark)``), or None. A bookmark of a book gone from the library is
+        passed over (logged), never played nor spoken as an id."""
+        for mark in self.store.recent_bookmarks(5):
+            try:
+                detail = await self.album_detail(mark.album_id)
+            except PlayerError as err:
+                _LOGGER.info(
+                    "bookmark of %s passed over: %s", mark.album_title or mark.album_id, err
+                )
+                continue
+            if detail.episodes:
+                return detail, mark
+        return None
 
     def check_keyword(self, keyword: str) -> str:
         """`keyword` cleaned; BadInputError when it is empty, one letter or a stop word."""
@@ -315,7 +176,6 @@ class PlayerTools:
     @tool(
         zh="用户说“搜一下”“找找”“有没有”“有多少集”时用；只查找，不播放。",
         en="Use for search, find, look for, do you have, how many episodes; it only looks.",
-        patterns=(*COUNT_PATTERNS, *HAVE_TITLE_PATTERNS),
         output=result_schema(
             albums=_ALBUMS,
             total={"type": "integer"},
@@ -433,7 +293,6 @@ class PlayerTools:
         en="Use to play a book or continue one. keyword is the title; section is the "
         "episode the listener said; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
-        patterns=(*EPISODE_PATTERNS, *PLAY_TITLE_PATTERNS),
         output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
     )
     async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
@@ -457,15 +316,16 @@ class PlayerTools:
             holder = self.now or self.pending
             if holder is not None:
                 keyword = holder.detail.album.id
-            elif (mark := self.store.last_bookmark()) is not None:
-                keyword = mark.album_id
+            elif (left := await self.left_off()) is not None:
+                keyword = left[0].album.id
             else:
                 return await self._which_book()
         try:
             detail = await self.resolve(keyword)
         except NotFoundError:
             if self.is_album_id(keyword):
-                raise  # an album id that is gone: the model may search again
+                # An album id that is gone: the model may search again by title.
+                raise NotFoundError(say(self.language, "no_album")) from None
             # Nothing of that title ("给我讲个笑话" played "笑话"): nothing starts, and the
             # listener hears what can be played instead; a second search cannot help.
             return {"message": await self._not_found(keyword), "albums": [], "total": 0}
@@ -501,7 +361,6 @@ class PlayerTools:
         return_direct=True,
         zh="用户说暂停、停一下、等一下时用。",
         needs_loaded=True,
-        phrases=PAUSE_PHRASES,
         en="Use when the listener says pause, hold on, wait.",
         output=_PLAYING,
     )
@@ -524,7 +383,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说继续、接着放、恢复播放时用（不提书名）。",
-        phrases=RESUME_PHRASES,
         en="Use when the listener says continue, resume, keep playing (no title named).",
         output=_PLAYING,
     )
@@ -537,7 +395,7 @@ class PlayerTools:
                     say(self.language, "status_loading", album=self.pending.detail.album.title,
                         section=self.pending.episode.section)
                 )  # fmt: skip
-            if self.store.last_bookmark() is None:
+            if await self.left_off() is None:
                 return {"message": say(self.language, "nothing")}
             return await self.play_book("")
         if self.state != PlayerState.PAUSED:
@@ -552,8 +410,7 @@ class PlayerTools:
         return_direct=True,
         zh="用户说停止、别放了、不听了、关掉（现在就停）时用。",
         needs_loaded=True,
-        phrases=STOP_PHRASES,
-        en="Use when the listener says stop, stop playing, turn it off, that's enough (now).",
+        en="Use when the listener says stop, stop playing, switch off, that's enough (now).",
     )
     async def stop(self) -> dict[str, Any]:
         """Stop playing; the bookmark is kept so the book can be continued later. A sleep
@@ -563,18 +420,28 @@ class PlayerTools:
         return {"message": say(self.language, "stopped")}
 
     @tool(
-        zh="用户问现在在播什么、播到哪了、音量多少时用。",
-        phrases=STATUS_PHRASES,
-        patterns=(*STATUS_PATTERNS, *THIS_BOOK_COUNT_PATTERNS),
-        en="Use when the listener asks what is playing, where we are, or the volume.",
+        zh="用户问现在在播什么、播到哪了、还剩几集、还剩多久、谁写的、谁读的、音量多少时用；"
+        "about 是问的事，不填就是全部。",
+        en="Use when the listener asks what is playing, where we are, how many episodes are "
+        "left, how long, who wrote or reads it, or the volume; about is what they ask.",
         output=result_schema(
             now=NOW,
             volume={"type": "integer", "x-role": "percent"},
             sleep_minutes={"type": "integer", "x-role": "minutes"},
         ),
     )
-    async def get_status(self) -> dict[str, Any]:
-        """What is playing or paused, the position, volume, downloads and sleep timer."""
+    async def get_status(self, about: StatusTopic = "now") -> dict[str, Any]:
+        """What is playing or paused, the position, volume, downloads and sleep timer; or,
+        with `about`, one fact of it, the number stated.
+
+        Args:
+            about: "now" (everything), "episodes" (how many), "left" (episodes still to
+                come), "time_left" (of this episode), "length" (of this episode), "author",
+                "narrator", "description" (what the book is about), "volume" or "sleep"
+                (the sleep timer).
+        """
+        if about != "now" and (answer := await self._about(about)) is not None:
+            return answer
         lang = self.language
         parts = []
         result: dict[str, Any] = {}
@@ -627,13 +494,66 @@ class PlayerTools:
             parts.append(say(lang, "status_error", error=self.last_error))
         return {"message": ("，" if lang == "zh" else "; ").join(parts), **result}
 
+    async def _about(self, about: str) -> dict[str, Any] | None:
+        """One fact for `get_status(about=…)`, or None when the full status says it better
+        (nothing loaded and nothing left off)."""
+        lang = self.language
+        volume = round(self.volume * 100)
+        if about == "volume":
+            return {"message": say(lang, "about_volume", volume=volume), "volume": volume}
+        if about == "sleep":
+            if self.sleep_deadline is None:
+                return {"message": say(lang, "about_no_sleep")}
+            minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
+            return {"message": say(lang, "about_sleep", minutes=minutes), "sleep_minutes": minutes}
+        now = self.now
+        if now is not None:
+            detail, section = now.detail, now.episode.section
+            position = now.playback.position
+            duration = now.playback.duration or now.episode.duration
+        elif (left := await self.left_off()) is not None:
+            detail, mark = left
+            section, position, duration = mark.section, mark.position, 0.0
+            episode = detail.episode(section)
+            duration = episode.duration if episode is not None else 0.0
+        else:
+            return None
+        album = detail.album
+        count = len(detail.episodes)
+        after = sum(1 for e in detail.episodes if e.section > section)
+        result: dict[str, Any] = {}
+        if (data := self.now_data()) is not None:
+            result["now"] = data
+        if about == "episodes":
+            message = say(lang, "about_episodes", album=album.title, count=count, section=section)
+        elif about == "left":
+            message = (say(lang, "about_left", album=album.title, count=count, section=section,
+                           left=after) if after else say(lang, "about_last", album=album.title))  # fmt: skip
+        elif about in ("time_left", "length") and duration:
+            key = "about_time_left" if about == "time_left" else "about_length"
+            message = say(lang, key, rest=clock(lang, max(0.0, duration - position)),
+                          dur=clock(lang, duration), album=album.title, count=count)  # fmt: skip
+        elif about == "author":
+            message = (say(lang, "about_author", album=album.title, author=album.author)
+                       if album.author else say(lang, "about_no_author", album=album.title))  # fmt: skip
+        elif about == "description":
+            message = (say(lang, "about_description", album=album.title, text=album.description[:160])
+                       if album.description.strip() else
+                       say(lang, "about_no_description", album=album.title, count=count))  # fmt: skip
+        elif about == "narrator":
+            message = (say(lang, "about_narrator", album=album.title, narrator=album.narrator)
+                       if album.narrator else say(lang, "about_no_narrator", album=album.title))  # fmt: skip
+        else:
+            return None
+        return {"message": message, **result}
+
     async def _step(self, step: int) -> dict[str, Any]:
         holder = self.now or self.pending
         if holder is None:
-            mark = self.store.last_bookmark()
-            if mark is None:
+            left = await self.left_off()
+            if left is None:
                 return {"message": say(self.language, "nothing")}
-            detail = await self.album_detail(mark.album_id)
+            detail, mark = left
             current = detail.episode(mark.section) or detail.episodes[0]
         else:
             detail, current = holder.detail, holder.episode
@@ -645,7 +565,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说下一集、下一章时用。",
-        phrases=NEXT_PHRASES,
         en="Use when the listener says next episode or next chapter.",
         output=_PLAYING,
     )
@@ -656,7 +575,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说上一集、上一章时用。",
-        phrases=PREVIOUS_PHRASES,
         en="Use when the listener says previous episode or go back an episode.",
         output=_PLAYING,
     )
@@ -710,10 +628,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户要把音量调到某个数时用；percent 为 0 到 100。",
-        patterns=(
-            r"(?:把)?(?:音量|声音)(?:调到|调成|设为|设成|设置为|调整到|到)?(?P<percent>#)(?:%|％)?",
-            r"(?:set |turn )?(?:the )?volume (?:to |at )?(?P<percent>#)(?: ?%| percent)?",
-        ),
         en="Use to set the volume to a number; percent from 0 to 100.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
@@ -731,9 +645,7 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说大声点、声音大一点、听不清时用。",
-        phrases=LOUDER_PHRASES,
-        patterns=LOUDER_PATTERNS,
-        en="Use when the listener says louder, turn it up, I can't hear it.",
+        en="Use when the listener says louder, turn up the volume, or can't hear.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
     async def volume_up(self) -> dict[str, Any]:
@@ -747,9 +659,7 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说小点声、声音小一点、太吵了时用。",
-        phrases=QUIETER_PHRASES,
-        patterns=QUIETER_PATTERNS,
-        en="Use when the listener says quieter, turn it down, too loud.",
+        en="Use when the listener says quieter, turn down the volume, too loud.",
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
     async def volume_down(self) -> dict[str, Any]:
@@ -760,16 +670,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户说几分钟后停、再放几分钟就关、定时关闭时用；minutes 为分钟数，0 表示取消。",
-        patterns=(
-            r"(?:定时|再过|过)?(?P<minutes>#)分钟(?:后|以后|之后)?(?:就|再)?(?:自动)?"
-            r"(?:停止播放|停止|关掉|关闭|关|停|别放)",
-            r"再(?:给我)?(?:放|听|播)(?:个)?(?P<minutes>#)分钟(?:左右)?(?:就|然后|以后|之后|后)?"
-            r"(?:停止播放|停止|关掉|关闭|关|停)",
-            r"(?:give it|play(?: it)?(?: for)?|keep (?:it )?(?:going|playing)(?: for)?) another "
-            r"(?P<minutes>#) minutes?(?: (?:then|and then|and) (?:stop|turn (?:it )?off))?",
-            r"(?:stop(?: it| playing| playback)?|turn (?:it )?off|sleep timer|set a sleep timer"
-            r"(?: for)?) (?:in |after |for )?(?P<minutes>#) minutes?",
-        ),
         en="Use when the listener wants playback to stop or turn off after some minutes; "
         "0 cancels.",
         output=result_schema(minutes={"type": "number", "x-role": "minutes"}),
@@ -801,7 +701,6 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户问有什么书、书库里有哪些书时用（不是找某一本）。",
-        phrases=LIBRARY_PHRASES,
         en="Use when the listener asks which books there are (not for one title).",
         output=result_schema(albums=_ALBUMS, total={"type": "integer"}),
     )
@@ -826,7 +725,6 @@ class PlayerTools:
         return_direct=True,
         zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、常识、距离、时间、闹钟、提醒、"
         "打电话、购物、笑话、唱歌、比赛、算数、聊天）时用。",
-        phrases=HELP_PHRASES,
         en="Use when the listener asks what you can do, or for anything that is not about "
         "audiobooks (weather, news, facts, distances, the time, alarms, reminders, calls, "
         "shopping, jokes, songs, sports, sums, chat).",
@@ -869,11 +767,13 @@ class PlayerTools:
 
     @returns(CONTEXT)
     def listener_context(self, utterance: str = "") -> dict[str, Any]:
-        """What the listener's words may refer to: the album loaded now and the bookmarks
-        of albums the utterance names (titles compared after `fold`).
+        """What the listener's words may refer to: the album loaded now, the bookmarks of
+        albums the utterance names (found in any form the listener uses: `title_index`) and
+        the book listened to before the one loaded now ("the book before").
 
-        Returns ``{"message": one line, "now": NOW?, "bookmarks": [BOOKMARK, ...]}``; the
-        line is in the configured language, e.g. "正在播放 西游记 第3集（共100集）".
+        Returns ``{"message": one line, "now": NOW?, "bookmarks": [BOOKMARK, ...],
+        "before": [BOOKMARK]?}``; the line is in the configured language, e.g. "正在播放
+        西游记 第3集（共100集）".
         """
         lang = self.language
         result: dict[str, Any] = {}
@@ -897,17 +797,27 @@ class PlayerTools:
                                      pos=clock(lang, mark["position"])))  # fmt: skip
         if marks:
             result["bookmarks"] = marks
+        here = {a.id: a for a in self.library_albums()}
+        loaded = now["id"] if now is not None else None
+        for mark in self.store.recent_bookmarks(4):
+            album = here.get(mark.album_id)
+            if album is None or album.id == loaded:
+                continue
+            before = album_data(album)
+            before.update(episode=mark.section, position=round(mark.position, 1), before=True)
+            result["before"] = [before]
+            parts.append(say(lang, "context_before", album=album.title, section=mark.section))
+            break
         if not parts:
             parts.append(say(lang, "context_idle"))
         return {"message": ("；" if lang == "zh" else "; ").join(parts), **result}
 
     def _named_albums(self, utterance: str) -> list[Album]:
-        named = [a for a in self.library_albums() if title_named(a.title, utterance)]
-        # "水浒传少儿版" names 水浒传 too: keep the longest title of those inside each other.
-        keys = [normalize(a.title) for a in named]
-        kept = [a for a, k in zip(named, keys, strict=True)
-                if not any(k != other and k in other for other in keys)]  # fmt: skip
-        return kept[:3]
+        """The albums `utterance` names (a title inside a longer one named counts once:
+        "水浒传少儿版" names only 水浒传少儿版)."""
+        named = dict.fromkeys(n.title for n in self.title_index().find(utterance))
+        by_title = {a.title: a for a in self.library_albums()}
+        return [by_title[t] for t in named if t in by_title][:3]
 
     async def _sleep_after(self, seconds: float, settle: float = 30.0) -> None:
         """Pause after `seconds`. A timer that ends between two episodes (the next one

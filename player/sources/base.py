@@ -16,9 +16,10 @@ import logging
 import time
 from typing import Protocol
 
+from words.titles import match_score
+
 from ..errors import NotFoundError, PlayerError, SourceError
 from ..models import Album, AlbumDetail, Episode, SearchPage
-from ..textmatch import match_score
 from ..texts import say
 
 _LOGGER = logging.getLogger(__name__)
@@ -68,9 +69,18 @@ def fill_numbers(numbers: list[int | None], order: list[int] | None = None) -> l
     return [int(n or 0) for n in result]
 
 
+def album_score(keyword: str, album: Album) -> int:
+    """How well `keyword` matches `album`: its title and author, or one of its aliases (its
+    title in the other language), 0..100 (`words.titles.match_score`)."""
+    score = match_score(keyword, album.title, album.author)
+    for alias in album.aliases:
+        score = max(score, match_score(keyword, alias))
+    return score
+
+
 def rank(keyword: str, albums: list[Album]) -> list[Album]:
     """Albums that match `keyword`, exact titles first (stable for equal scores)."""
-    scored = [(match_score(keyword, a.title, a.author), i, a) for i, a in enumerate(albums)]
+    scored = [(album_score(keyword, a), i, a) for i, a in enumerate(albums)]
     return [a for score, _i, a in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0]
 
 

@@ -1,7 +1,8 @@
 """The local library: a folder tree, one folder per album, one audio file per episode.
 
 This is the offline default. A folder holding audio files is an album titled by the
-folder's name (or by an optional ``album.json`` with "title", "author", "description").
+folder's name (or by an optional ``album.json`` with "title", "author", "description",
+"narrator" and "aliases", the book's names in the other language).
 Section numbers come from the file names ("第十二集.mp3", "03 Chapter.ogg"); when names
 give no distinct numbers, files are numbered in natural name order. The tree is rescanned
 only when a directory's modification time changes, checked at most every
@@ -21,9 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from words.numbers import section_number
+
 from ..errors import NotFoundError
 from ..models import Album, AlbumDetail, Episode, SearchPage
-from ..numbers import section_number
 from .base import rank, stable_id
 
 _LOGGER = logging.getLogger(__name__)
@@ -172,6 +174,7 @@ class LocalLibrary:
     def _album(self, root: Path, folder: Path, files: list[str]) -> _Entry:
         album_id = self.prefix + stable_id(str(folder.resolve()))
         title, author, description = folder.name if folder != root else root.name, "", ""
+        narrator, aliases = "", ()
         info = folder / "album.json"
         if info.is_file():
             try:
@@ -179,9 +182,13 @@ class LocalLibrary:
                 title = str(data.get("title") or title)
                 author = str(data.get("author") or "")
                 description = str(data.get("description") or "")
-            except (OSError, ValueError, AttributeError) as err:
+                narrator = str(data.get("narrator") or "")
+                names = data.get("aliases") or ()
+                names = [names] if isinstance(names, str) else names
+                aliases = tuple(str(n).strip() for n in names if str(n).strip())
+            except (OSError, ValueError, AttributeError, TypeError) as err:
                 _LOGGER.warning("local library: ignoring %s: %s", info, err)
-        album = Album(album_id, title, author, len(files), "local", description)
+        album = Album(album_id, title, author, len(files), "local", description, narrator, aliases)
         return _Entry(album, files)
 
     async def fresh(self, wait: float = 0.5) -> None:
@@ -207,7 +214,7 @@ class LocalLibrary:
         await self.fresh()
         entry = self._albums.get(album_id)
         if entry is None:
-            raise NotFoundError(f"本地没有这个专辑: {album_id}")
+            raise NotFoundError(f"no local album {album_id}")
         return entry.get_detail()
 
     def details(self) -> list[AlbumDetail]:

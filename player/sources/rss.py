@@ -28,10 +28,11 @@ from urllib.parse import urljoin, urlsplit
 
 import feedparser
 
+from words.numbers import ENGLISH_MARKED, MARKED, chinese_number
+
 from ..errors import NotFoundError, SourceError
 from ..http import Http, source_name
 from ..models import Album, AlbumDetail, Episode, SearchPage
-from ..numbers import _ENGLISH, _MARKED, _to_int
 from ..texts import say
 from .base import fill_numbers, rank, stable_id
 
@@ -107,12 +108,12 @@ def title_number(title: str) -> int | None:
 
     A bare number elsewhere in a title ("2024 年终回顾", "Top 10 books") is not a number.
     """
-    for match in _MARKED.finditer(title):
+    for match in MARKED.finditer(title):
         if match.group(0).startswith("第") or match.group(2):
-            value = _to_int(match.group(1) or match.group(2))
+            value = chinese_number(match.group(1) or match.group(2))
             if value:
                 return value
-    match = _ENGLISH.search(title) or _LEADING_NUMBER.match(title)
+    match = ENGLISH_MARKED.search(title) or _LEADING_NUMBER.match(title)
     if match:
         return int(match.group(1)) or None
     return None

@@ -131,21 +131,21 @@ class FakeLibrary:
         self.paused = False
         return self._now(f"Now playing {title}, episode {section}.")
 
-    @tool(return_direct=True, zh="暂停时用。", en="Use to pause.", phrases=("暂停", "pause"))
+    @tool(return_direct=True, zh="暂停时用。", en="Use to pause.")
     async def pause(self) -> dict[str, Any]:
         """Pause playback."""
         self.calls.append(("pause", {}))
         self.paused = True
         return self._now("Paused." if self.playing else "Nothing is playing.")
 
-    @tool(return_direct=True, zh="继续时用。", en="Use to resume.", phrases=("继续", "resume"))
+    @tool(return_direct=True, zh="继续时用。", en="Use to resume.")
     async def resume(self) -> dict[str, Any]:
         """Resume paused playback."""
         self.calls.append(("resume", {}))
         self.paused = False
         return self._now(f"Resumed {self.playing[0]}." if self.playing else "Nothing to resume.")
 
-    @tool(return_direct=True, zh="停止时用。", en="Use to stop.", phrases=("别放了", "stop"))
+    @tool(return_direct=True, zh="停止时用。", en="Use to stop.")
     async def stop(self) -> dict[str, Any]:
         """Stop playback."""
         self.calls.append(("stop", {}))
@@ -156,7 +156,6 @@ class FakeLibrary:
         zh="问在播什么时用。",
         en="Use for what is playing.",
         output=result_schema(now=NOW),
-        phrases=("现在在播什么", "what's playing"),
     )
     async def get_status(self) -> dict[str, Any]:
         """What is playing now."""
@@ -168,7 +167,7 @@ class FakeLibrary:
             f"{state}: {self.playing[0]}, episode {self.playing[1]}, volume {self.volume}%."
         )
 
-    @tool(return_direct=True, zh="下一集时用。", en="Use for next episode.", phrases=("下一集",))
+    @tool(return_direct=True, zh="下一集时用。", en="Use for next episode.")
     async def next_episode(self) -> dict[str, Any]:
         """Play the next episode of the current album."""
         self.calls.append(("next_episode", {}))
@@ -196,7 +195,6 @@ class FakeLibrary:
         return_direct=True,
         zh="调音量时用。",
         en="Use to set the volume.",
-        patterns=(r"音量调到(?P<percent>#)", r"volume (?P<percent>#)"),
     )
     async def set_volume(self, percent: Percent) -> dict[str, Any]:
         """Set the volume, 0 to 100 percent."""

@@ -6,11 +6,13 @@ import asyncio
 
 import pytest
 from agent_books import FakeLibrary, books_registry
+from agent_reading import said
 
 from agent import Agent, Constraints, ScriptedModel, StepKind, ToolRegistry
-from player.textmatch import fold
 
 TITLES = ["西游记", "三国演义", "음악", "Treasure Island"]
+WITHOUT_HANGUL = [t for t in TITLES if t != "음악"]
+"""The same library without its Korean title, for tests about something else."""
 
 
 async def run(agent: Agent, utterance: str):
@@ -91,22 +93,23 @@ async def test_a_failing_catalog_keeps_the_last_titles() -> None:
 
 
 @pytest.mark.parametrize(
-    ("utterance", "title", "section", "not_keywords"),
+    ("utterance", "title", "section", "not_keywords", "library"),
     [
-        ("play 음악 episode 2", "음악", [2], ["episode 2", "2", "episode"]),
-        ("음악 2번 재생", "음악", [2], ["2번", "재생"]),
-        ("我想听三国演义", "三国演义", [], ["我想听", "听"]),
-        ("put on treasure island chapter 5", "Treasure Island", [5], ["chapter 5"]),
+        ("play 음악 episode 2", "음악", [2], ["episode 2", "2", "episode"], TITLES),
+        ("음악 2번 재생", "음악", [2], ["2번", "재생"], TITLES),
+        ("我想听三国演义", "三国演义", [], ["我想听", "听"], WITHOUT_HANGUL),
+        ("put on treasure island chapter 5", "Treasure Island", [5], ["chapter 5"], WITHOUT_HANGUL),
     ],
 )
-def test_a_named_title_is_the_keyword(utterance, title, section, not_keywords) -> None:
+def test_a_named_title_is_the_keyword(utterance, title, section, not_keywords, library) -> None:
     constraints = Constraints()
-    constraints.quote(utterance)
-    assert constraints.mention(TITLES, utterance) == [title]
+    reading = said(utterance, library)
+    constraints.quote(reading)
+    assert constraints.mention(reading) == [title]
     assert _keywords(constraints) == [title]
     for word in not_keywords:
         assert word not in _keywords(constraints)
-    assert constraints.choices["episode"] == section
+    assert constraints.choices["episode"] == section  # 三 of 三国演义 is no episode
     assert "title" in constraints.required
 
 
@@ -116,8 +119,11 @@ def test_a_named_title_is_the_keyword(utterance, title, section, not_keywords) -
         ("播放水浒传少儿版", ["水浒传少儿版"]),  # the longer of two nested titles
         ("播放水浒传", ["水浒传"]),
         ("我想听西遊記", ["西游记"]),  # traditional script, folded as the player folds
-        ("ＰＬＡＹ ＩＴ ＡＧＡＩＮ", []),  # a pronoun title is never named (below)
-        ("play it", []),
+        ("ＰＬＡＹ ＩＴ ＡＧＡＩＮ", []),  # all capitals: no word is written capitalised
+        ("play it", []),  # a pronoun title is named only when written capitalised
+        ("play It", ["It"]),
+        ("how many chapters are in It", ["It"]),
+        ("It's late", []),  # the sentence's first word
         ("play italian stories", []),  # "it" inside a word names nothing
         ("play us please", []),
         ("ＰＬＡＹ ＭＯＢＹ ＤＩＣＫ", ["Moby Dick"]),  # full-width, case
@@ -126,8 +132,8 @@ def test_a_named_title_is_the_keyword(utterance, title, section, not_keywords) -
 )
 def test_titles_are_named_at_token_boundaries(utterance, named) -> None:
     titles = ["西游记", "水浒传", "水浒传少儿版", "It", "Us", "家", "Moby Dick"]
-    constraints = Constraints(fold=fold)
-    assert constraints.mention(titles, utterance) == named
+    constraints = Constraints()
+    assert constraints.mention(said(utterance, titles)) == named
 
 
 def test_a_pronoun_title_stays_a_keyword_but_binds_nothing() -> None:
@@ -135,18 +141,22 @@ def test_a_pronoun_title_stays_a_keyword_but_binds_nothing() -> None:
     book (no title required, nothing excluded for it), yet "play it" can still search It."""
     titles = ["It", "Us", "Dune"]
     for utterance in ("turn it off after twenty minutes", "play it"):
-        constraints = Constraints(fold=fold)
-        constraints.quote(utterance, titles=titles)
-        assert constraints.mention(titles, utterance) == []
+        constraints = Constraints()
+        reading = said(utterance, titles)
+        constraints.quote(reading, titles=titles)
+        assert constraints.mention(reading) == []
         assert "title" not in constraints.required
-        assert "it" in _keywords(constraints)
+        assert not constraints.excluded
+    constraints = Constraints()
+    constraints.quote(said("play it", titles), titles=titles)
+    assert "it" in _keywords(constraints)
 
 
 def test_spans_skip_stop_words_letters_and_episode_phrases() -> None:
     constraints = Constraints()
-    constraints.quote("I want the book 第五集")
+    constraints.quote(said("I want the book 第五集"))
     keywords = _keywords(constraints)
-    for word in ("I", "the", "book", "第五集", "五集", "第五"):
+    for word in ("I", "the", "book", "第五集", "五集", "第五", "第5集"):
         assert word not in keywords
     assert "want" in keywords
     assert constraints.choices["episode"] == [5]
@@ -154,22 +164,25 @@ def test_spans_skip_stop_words_letters_and_episode_phrases() -> None:
 
 def test_no_title_named_changes_nothing() -> None:
     constraints = Constraints()
-    constraints.quote("播放聊斋第七集")
+    reading = said("播放聊斋第七集", WITHOUT_HANGUL)
+    constraints.quote(reading)
     before = list(_keywords(constraints))
-    assert constraints.mention(TITLES, "播放聊斋第七集") == []
+    assert "聊斋" in before
+    assert constraints.mention(reading) == []
     assert _keywords(constraints) == before
+    assert "title" not in constraints.required
 
 
 def test_hangul_words_are_keyword_spans() -> None:
     constraints = Constraints()
-    constraints.quote("음악 2번 재생")
+    constraints.quote(said("음악 2번 재생"))
     assert "음악" in _keywords(constraints)
     assert constraints.choices["episode"] == [2]
 
 
 def test_no_number_said_leaves_the_episode_out() -> None:
     constraints = Constraints()
-    constraints.quote("接着听西游记")
+    constraints.quote(said("接着听西游记"))
     assert constraints.choices["episode"] == []
 
 
@@ -178,6 +191,7 @@ async def test_no_tool_is_removed_by_words() -> None:
     agent = Agent(books_registry(FakeLibrary()), model, fast_path=False, catalog=lambda: TITLES)
     for utterance in ("搜一下西游记", "暂停西游记", "给我讲个故事", "声音大一点吧"):
         await run(agent, utterance)
+    assert len(model.history) == 4  # one model step a turn: each turn reached the model
     for history in model.history:
         for tool in ("search_album", "play_book", "pause", "stop"):
             assert f'"{tool}\\n' in history["grammar"], (tool, history["messages"][-1])
@@ -252,7 +266,7 @@ async def test_a_tool_without_arguments_is_offered_once_per_turn() -> None:
 )
 def test_the_episode_number_is_the_one_marked(utterance: str, sections: list[int]) -> None:
     constraints = Constraints()
-    constraints.quote(utterance)
+    constraints.quote(said(utterance))
     assert constraints.choices["episode"] == sections
 
 
@@ -271,10 +285,12 @@ async def test_an_answer_without_a_tool_needs_facts_in_the_context(context, fina
     assert ('"Final Answer: "' in grammar) is final
 
 
-async def test_a_play_that_would_restart_the_book_playing_now_is_not_offered() -> None:
-    """While a book plays and the listener says no episode, play_book without a title would
-    play that book again with nothing changed ("这集听过了，换一个"): it is offered only
-    with a title. Paused, or with an episode said, it stays as it was."""
+async def test_a_play_that_would_restart_the_book_playing_now_must_name_another() -> None:
+    """While a book plays and the listener says no episode ("这集听过了，换一个"), a
+    play_book call must name a book: left out, the title is the book playing now, and
+    playing it again changes nothing. With no title admissible it cannot be called; a
+    paused book, an episode said or a title named make it possible again. A title the
+    listener named must be given, and is the only one admitted."""
     status = "Thought: x\nAction: get_status\nAction Input: {}"
 
     async def grammar_for(utterance: str, *, paused: bool = False) -> str:
@@ -292,5 +308,6 @@ async def test_a_play_that_would_restart_the_book_playing_now_is_not_offered() -
     grammar = await grammar_for("这集听过了，换成三国演义")
     rule = next(line for line in grammar.splitlines() if line.startswith("t-play-book-args ::="))
     assert rule.startswith('t-play-book-args ::= "{" ws "\\"keyword\\""'), rule  # given
+    assert '"\\"三国演义\\""' in rule and '"\\"西游记\\""' not in rule, rule
     assert '"play_book' in await grammar_for("这集听过了，换一个", paused=True)
     assert '"play_book' in await grammar_for("这集听过了，放第五集")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import pytest
 from agent_books import FakeLibrary
+from agent_reading import said
 
 from agent import Agent, Constraints, ToolRegistry, build_grammar, parse
 from agent.local import LocalModel
@@ -64,7 +65,7 @@ def test_tool_needing_an_unseen_id_is_not_admitted() -> None:
 def test_llama_cpp_accepts_the_grammar(vocab_gguf) -> None:
     llm = llama_cpp.Llama(str(vocab_gguf), vocab_only=True, verbose=False)
     constraints = Constraints()
-    constraints.quote("播放西游记第二集")
+    constraints.quote(said("播放西游记第二集"))
     _learn(constraints, _search())
     for grammar in (
         build_grammar(_registry()),
@@ -82,7 +83,7 @@ def test_llama_cpp_accepts_the_grammar(vocab_gguf) -> None:
 async def test_every_sampled_reply_parses(tiny_gguf) -> None:
     registry = _registry()
     constraints = Constraints()
-    constraints.quote("播放西游记第二集")
+    constraints.quote(said("播放西游记第二集"))
     _learn(constraints, _search())
     grammar = build_grammar(
         registry, constraints=constraints, thought_chars=24, answer_chars=24, string_chars=12
@@ -192,20 +193,20 @@ async def test_greedy_replies_parse_under_the_grammar(tiny_gguf) -> None:
 
 def test_keywords_are_spans_of_the_utterance_or_titles_in_data() -> None:
     constraints = Constraints()
-    constraints.quote("给我放三体第五集")
+    constraints.quote(said("给我放三体第五集"))
     keywords = constraints.choices["title"]
     assert "三体" in keywords and "水浒传" not in keywords
     _learn(constraints, {"message": "playing", "now": {"id": "hlm04", "title": "红楼梦"}},
            "get_status")  # fmt: skip
     assert "红楼梦" in constraints.choices["title"]
     english = Constraints()
-    english.quote("play chapter 3 of Sherlock Holmes")
+    english.quote(said("play chapter 3 of Sherlock Holmes"))
     assert "Sherlock Holmes" in english.choices["title"]
     assert "Treasure Island" not in english.choices["title"]
     text = build_grammar(_registry(), constraints=english)
     assert '"\\"Sherlock Holmes\\""' in text
     free = Constraints()
-    free.quote("x" * 200)  # too long to enumerate: left free
+    free.quote(said("x" * 200))  # too long to enumerate: left free
     assert "title" not in free.choices
 
 
@@ -224,7 +225,7 @@ def test_no_keyword_is_part_of_an_episode_phrase_or_a_duration() -> None:
         ("play Dune for ten minutes", {"ten minutes", "Dune for ten"}, {"Dune"}),
     ]:
         constraints = Constraints()
-        constraints.quote(utterance)
+        constraints.quote(said(utterance))
         titles = set(constraints.choices["title"])
         assert not banned & titles, (utterance, banned & titles)
         assert kept <= titles, utterance
@@ -235,14 +236,14 @@ def test_one_character_is_a_keyword_only_when_it_is_a_title() -> None:
     "再听一遍上一集" do not; without titles (no catalog) one character stays admitted."""
     titles = ["家", "西游记", "一千零一夜"]
     constraints = Constraints()
-    constraints.quote("播放家", titles=titles)
+    constraints.quote(said("播放家", titles), titles=titles)
     assert "家" in constraints.choices["title"] and "放" not in constraints.choices["title"]
     constraints = Constraints()
-    constraints.quote("再听一遍上一集", titles=titles)
+    constraints.quote(said("再听一遍上一集", titles), titles=titles)
     chosen = constraints.choices["title"]
     assert not {"一", "再", "听", "遍", "再听一遍"} & set(chosen)
     free = Constraints()
-    free.quote("再听一遍上一集")
+    free.quote(said("再听一遍上一集"))
     assert "一" in free.choices["title"]
 
 
@@ -262,12 +263,12 @@ def test_a_keyword_of_function_words_only_is_no_title_unless_the_library_has_it(
         ("播放西游记", set(), {"西游记"}),
     ]:
         constraints = Constraints()
-        constraints.quote(utterance, titles=titles)
+        constraints.quote(said(utterance, titles), titles=titles)
         chosen = set(constraints.choices["title"])
         assert not banned & chosen, (utterance, banned & chosen)
         assert kept <= chosen, (utterance, kept - chosen)
     free = Constraints()
-    free.quote("这集听过了，放下一集")
+    free.quote(said("这集听过了，放下一集"))
     assert "听过了" in free.choices["title"]
 
 
@@ -275,7 +276,7 @@ def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
     """Seconds and minutes come from the durations the listener said (either sign for a
     seek, 0 to cancel); nothing said leaves the amount free; llama.cpp compiles it."""
     from agent.gbnf import Matcher
-    from agent.grammar import durations_said
+    from words.amounts import durations_said
 
     assert durations_said("快进三十秒") == {30}
     assert durations_said("半小时后关掉") == {1800}
@@ -287,7 +288,7 @@ def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
     assert durations_said("a timer of twenty five minutes") == {1500}  # never 5 minutes
     assert durations_said("讲小时候的故事") == set()  # a unit without a number
     constraints = Constraints()
-    constraints.quote("快进三十秒")
+    constraints.quote(said("快进三十秒"))
     grammar = build_grammar(_registry(), constraints=constraints)
     matcher = Matcher(grammar)
     assert _admits(matcher, "seek", '{"seconds": 30}')
@@ -295,12 +296,12 @@ def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
     assert not _admits(matcher, "seek", '{"seconds": 120}')
     assert _llama_compiles(vocab_gguf, grammar)
     timer = Constraints()
-    timer.quote("半小时后关掉")
+    timer.quote(said("半小时后关掉"))
     matcher = Matcher(build_grammar(_registry(), constraints=timer))
     assert _admits(matcher, "sleep_timer", '{"minutes": 30}')
     assert not _admits(matcher, "sleep_timer", '{"minutes": 3}')
     free = Constraints()
-    free.quote("快进一点")
+    free.quote(said("快进一点"))
     matcher = Matcher(build_grammar(_registry(), constraints=free))
     assert _admits(matcher, "seek", '{"seconds": 45}')
 
@@ -312,16 +313,16 @@ def test_counts_are_small_positive_integers() -> None:
 
 
 def test_episode_numbers_come_from_the_utterance() -> None:
-    said = Constraints()
-    said.quote("放一下三体第五集")
-    assert said.choices["episode"] == [5]
+    fifth = Constraints()
+    fifth.quote(said("放一下三体第五集"))
+    assert fifth.choices["episode"] == [5]
     english = Constraints()
-    english.quote("start Alice in Wonderland from chapter two")
+    english.quote(said("start Alice in Wonderland from chapter two"))
     assert english.choices["episode"] == [2]
     unsaid = Constraints()
-    unsaid.quote("来点小王子")
+    unsaid.quote(said("来点小王子"))
     assert unsaid.choices["episode"] == []
-    text = build_grammar(_registry(), constraints=said)
+    text = build_grammar(_registry(), constraints=fifth)
     assert '"\\"section\\"" ws ":" ws ("5")' in text
     text = build_grammar(_registry(), constraints=unsaid)
     assert '"\\"section\\""' not in text  # no number said: the episode is left out
@@ -329,7 +330,7 @@ def test_episode_numbers_come_from_the_utterance() -> None:
 
 def test_pages_stay_within_those_that_exist() -> None:
     constraints = Constraints()
-    constraints.quote("搜一下西游记")
+    constraints.quote(said("搜一下西游记"))
     assert constraints.choices["page"] == [1]
     pages = {"type": "object", "properties": {"pages": {"type": "integer", "x-role": "page-count"}}}
     constraints.learn({"message": "x", "albums": [], "pages": 3}, pages)
@@ -341,17 +342,17 @@ def test_pages_stay_within_those_that_exist() -> None:
 def test_an_episode_said_as_one_must_be_given() -> None:
     from agent.gbnf import Matcher
 
-    said = Constraints()
-    said.quote("我要听三国演义第一百二十集")
-    assert said.choices["episode"] == [120] and "episode" in said.required
-    matcher = Matcher(build_grammar(_registry(), constraints=said))
+    hundred = Constraints()
+    hundred.quote(said("我要听三国演义第一百二十集"))
+    assert hundred.choices["episode"] == [120] and "episode" in hundred.required
+    matcher = Matcher(build_grammar(_registry(), constraints=hundred))
     reply = "Thought: x\nAction: play_book\nAction Input: "
     assert not matcher.advance(matcher.start(), reply + '{"keyword": "三国演义"}')
     assert matcher.complete(
         matcher.advance(matcher.start(), reply + '{"keyword": "三国演义", "section": 120}')
     )
     english = Constraints()
-    english.quote("put on chapter four of Heidi")
+    english.quote(said("put on chapter four of Heidi"))
     assert english.choices["episode"] == [4] and "episode" in english.required
     # Not an episode said: a part of a title, a count of chapters, 一 inside a word.
     for utterance in (
@@ -361,7 +362,7 @@ def test_an_episode_said_as_one_must_be_given() -> None:
         "放一下家",
     ):
         constraints = Constraints()
-        constraints.quote(utterance)
+        constraints.quote(said(utterance))
         assert "episode" not in constraints.required, utterance
     for utterance in (
         "go back one chapter",
@@ -370,15 +371,17 @@ def test_an_episode_said_as_one_must_be_given() -> None:
         "这一集完了放下一集",
     ):
         constraints = Constraints()
-        constraints.quote(utterance)
+        constraints.quote(said(utterance))
         assert constraints.choices["episode"] == [], utterance
     named = Constraints()
-    named.quote("播放三体第5集")
-    named.mention(["三体"], "播放三体第5集")
+    reading = said("播放三体第5集", ["三体"])
+    named.quote(reading)
+    assert named.mention(reading) == ["三体"]
     assert named.choices["episode"] == [5] and "episode" in named.required
     title_only = Constraints()
-    title_only.quote("播放明朝那些事儿 第二部")
-    title_only.mention(["明朝那些事儿 第二部"], "播放明朝那些事儿 第二部")
+    reading = said("播放明朝那些事儿 第二部", ["明朝那些事儿 第二部"])
+    title_only.quote(reading)
+    assert title_only.mention(reading) == ["明朝那些事儿 第二部"]
     assert "episode" not in title_only.required
 
 
@@ -493,9 +496,9 @@ def test_an_answer_without_a_tool_must_be_grounded_in_the_players_state(vocab_gg
     assert _llama_compiles(vocab_gguf, grammar)
 
 
-def test_a_duration_is_no_episode_number() -> None:
-    """ "15 minutes" is a sleep timer's amount, never the episode of a play."""
-    for utterance, episodes in [
+@pytest.mark.parametrize(
+    ("utterance", "episodes"),
+    [
         ("give it another 15 minutes then stop", []),
         ("再放15分钟就停吧", []),
         ("往后跳30秒", []),
@@ -504,18 +507,20 @@ def test_a_duration_is_no_episode_number() -> None:
         ("play one more", []),
         ("is Dune a good one?", []),  # "a <word> one": a pronoun too
         ("play track one", [1]),
+        ("play chapter one", [1]),
         ("play 1984", [1984]),
-    ]:
-        constraints = Constraints()
-        constraints.quote(utterance)
-        assert constraints.choices["episode"] == episodes, utterance
+    ],
+)
+def test_a_duration_is_no_episode_number(utterance: str, episodes: list[int]) -> None:
+    """ "15 minutes" is a sleep timer's amount, never the episode of a play."""
+    constraints = Constraints()
+    constraints.quote(said(utterance))
+    assert constraints.choices["episode"] == episodes, utterance
 
 
-def test_a_numeral_inside_a_word_is_no_number_and_from_the_start_is_episode_one() -> None:
-    """三 of "三国演绎" (a title misheard, so no title names it) or 二 of "乘以二是" are
-    part of words, not episodes said; "从头开始" / "from the beginning" say episode 1 and
-    make it required; a numeral that ends the utterance or stands before a particle counts."""
-    for utterance, episodes, required in [
+@pytest.mark.parametrize(
+    ("utterance", "episodes", "required"),
+    [
         ("放个三国演绎吧", [], False),
         ("放一千零一夜", [], False),
         ("三百六十五乘以二是多少", [], False),
@@ -525,11 +530,30 @@ def test_a_numeral_inside_a_word_is_no_number_and_from_the_start_is_episode_one(
         ("play dune from the beginning", [1], True),
         ("start the story over", [1], True),
         ("三体第五集", [5], True),
-    ]:
-        constraints = Constraints()
-        constraints.quote(utterance)
-        assert constraints.choices["episode"] == episodes, utterance
-        assert ("episode" in constraints.required) == required, utterance
+    ],
+)
+def test_a_numeral_inside_a_word_is_no_number_and_from_the_start_is_episode_one(
+    utterance: str, episodes: list[int], required: bool
+) -> None:
+    """三 of "三国演绎" (a title misheard, so no title names it) or 二 of "乘以二是" are
+    part of words, not episodes said; "从头开始" / "from the beginning" say episode 1 and
+    make it required; a numeral that ends the utterance or stands before a particle counts."""
+    constraints = Constraints()
+    constraints.quote(said(utterance))
+    assert constraints.choices["episode"] == episodes, utterance
+    assert ("episode" in constraints.required) == required, utterance
+
+
+def test_a_misheard_title_of_the_library_takes_its_numeral_with_it() -> None:
+    """With the library's titles, "三国演绎" names 三国演义 (by its sound): its 三 is part
+    of the title, never an episode, and "从头开始" still plays the book from episode 1."""
+    reading = said("嗯，放个三国演绎吧，从头开始", ["三国演义", "西游记"])
+    assert reading.named == ["三国演义"]
+    constraints = Constraints()
+    constraints.quote(reading, titles=["三国演义", "西游记"])
+    assert 3 not in constraints.choices["episode"]
+    assert constraints.mention(reading) == ["三国演义"]
+    assert reading.calls and reading.calls[-1].arguments == {"keyword": "三国演义", "section": 1}
 
 
 def test_an_answer_states_only_the_numbers_given(vocab_gguf) -> None:
@@ -581,13 +605,16 @@ def test_after_a_result_the_answer_is_its_message(vocab_gguf) -> None:
 
 
 def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:
-    """Restating the book that plays changes nothing ("帮我订火车票" must not resume it),
-    but "播第五集" plays its episode 5; a paused book may be resumed by its title."""
+    """The title of the book playing now (from the listener's context) is admitted only
+    when an episode is said: playing it again otherwise changes nothing. A paused book's
+    title is admitted; a title the listener named stays the only one admitted."""
     from player.contract import CONTEXT
 
-    def titles(utterance: str, state: str) -> list[str]:
+    def titles(utterance: str, state: str, library: list[str] | None = None) -> list[str]:
         constraints = Constraints()
-        constraints.quote(utterance)
+        reading = said(utterance, library)
+        constraints.quote(reading, titles=library)
+        constraints.mention(reading)
         now = {"id": "lib:1", "title": "西游记", "episodes": 100, "state": state, "episode": 3}
         constraints.learn({"message": "-", "now": now}, CONTEXT)
         return constraints.choices["title"]
@@ -595,6 +622,7 @@ def test_the_book_playing_now_is_a_keyword_only_with_an_episode_said() -> None:
     assert "西游记" not in titles("帮我订一张火车票", "playing")
     assert "西游记" in titles("播第五集", "playing")
     assert "西游记" in titles("接着刚才的放", "paused")
+    assert titles("播放三国演义", "playing", ["三国演义", "西游记"]) == ["三国演义"]
 
 
 def _offered(utterance: str) -> set[str]:
@@ -603,43 +631,70 @@ def _offered(utterance: str) -> set[str]:
     from player.tools import PlayerTools
 
     constraints = Constraints()
-    constraints.quote(utterance)
+    constraints.quote(said(utterance))
     tools = map(tool_from_function, PlayerTools.tools(PlayerTools()))
     return {tool.name for tool in tools if constraints.admits(tool)}
 
 
-def test_an_amount_of_time_said_is_an_argument() -> None:
+def _amounts(utterance: str) -> tuple[set[str], Constraints]:
+    constraints = Constraints()
+    constraints.quote(said(utterance))
+    return _offered(utterance), constraints
+
+
+@pytest.mark.parametrize(
+    ("utterance", "seconds"),
+    [
+        ("我要睡了，再给我放个四十分钟然后关掉", 2400),
+        ("I'm falling asleep, could you turn it off after twenty minutes", 1200),
+        ("往回退三十秒", 30),
+        ("wait a second, pause it", None),
+        ("hang on a sec", None),
+        ("先暂停", None),
+    ],
+)
+def test_an_amount_of_time_said_is_an_argument(utterance: str, seconds: int | None) -> None:
     """A duration with a number ("再放四十分钟然后关掉", "turn it off after twenty minutes")
-    is taken by a sleep timer or a seek: stop and pause, which act on the loaded book
-    without an amount, are not offered. "wait a second" or "hang on a sec" says no amount."""
-    for utterance, timed in [
-        ("我要睡了，再给我放个四十分钟然后关掉", True),
-        ("I'm falling asleep, could you turn it off after twenty minutes", True),
-        ("往回退三十秒", True),
-        ("wait a second, pause it", False),
-        ("hang on a sec", False),
-        ("先暂停", False),
-    ]:
-        offered = _offered(utterance)
-        assert {"sleep_timer", "seek", "get_status", "help"} <= offered, utterance
-        assert ({"stop", "pause"} & offered == set()) is timed, utterance
+    is the only amount a sleep timer or a seek may take; "wait a second" or "hang on a sec"
+    says no amount (left free). No tool is removed for the words: stop and pause, which take
+    no amount, stay offered (the grammar restricts arguments, never tools)."""
+    offered, constraints = _amounts(utterance)
+    assert {"sleep_timer", "seek", "get_status", "help", "stop", "pause"} <= offered, utterance
+    if seconds is None:
+        assert "seconds" not in constraints.choices and "minutes" not in constraints.choices
+        return
+    assert constraints.choices["seconds"] == [-seconds, 0, seconds], utterance
+    minutes = [0, seconds // 60] if seconds % 60 == 0 else [0]
+    assert constraints.choices["minutes"] == minutes, utterance
+    from agent.gbnf import Matcher
+
+    matcher = Matcher(build_grammar(_registry(), constraints=constraints))
+    assert _admits(matcher, "seek", f'{{"seconds": {-seconds}}}')
+    assert not _admits(matcher, "seek", f'{{"seconds": {seconds + 1}}}')
+    assert _admits(matcher, "stop", "{}") and _admits(matcher, "pause", "{}")
 
 
-def test_a_time_of_day_is_no_amount_of_minutes() -> None:
-    """ "明天六点叫醒我", "turn it off at ten pm": no sleep timer or seek takes a time of day
-    (their minutes and seconds count from now), and no tool on the loaded book without an
-    amount is meant; "大声一点" ("a little") says no time."""
-    for utterance, clock in [
+@pytest.mark.parametrize(
+    ("utterance", "clock"),
+    [
         ("明天六点叫醒我", True),
         ("turn it off at ten pm", True),
         ("三点半提醒我吃药", True),
         ("大声一点", False),
         ("快进一点点", False),
         ("半小时后关掉", False),  # an amount: the sleep timer takes 30
-    ]:
-        offered = _offered(utterance)
-        assert ({"sleep_timer", "seek", "stop", "pause"} & offered == set()) is clock, utterance
-        assert "help" in offered and "get_status" in offered, utterance
+    ],
+)
+def test_a_time_of_day_is_no_amount_of_minutes(utterance: str, clock: bool) -> None:
+    """ "明天六点叫醒我", "turn it off at ten pm": no sleep timer or seek takes a time of day
+    (their minutes and seconds count from now), so with no amount to give they are not
+    offered; "大声一点" ("a little") says no time. Stop and pause are never removed for
+    the words."""
+    offered, constraints = _amounts(utterance)
+    assert ({"sleep_timer", "seek"} & offered == set()) is clock, utterance
+    if clock:
+        assert constraints.choices["seconds"] == [] and constraints.choices["minutes"] == []
+    assert {"help", "get_status", "stop", "pause"} <= offered, utterance
 
 
 def test_a_volume_is_a_number_said_never_a_time_or_a_duration() -> None:
@@ -656,5 +711,5 @@ def test_a_volume_is_a_number_said_never_a_time_or_a_duration() -> None:
         ("放个三国演义", []),  # a numeral inside a word
     ]:
         constraints = Constraints()
-        constraints.quote(utterance)
+        constraints.quote(said(utterance))
         assert constraints.choices["percent"] == percents, utterance

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from agent_books import FakeLibrary
+from agent_reading import said
 
 from agent import Constraints, ToolRegistry, build_grammar, parse
 from agent.gbnf import GrammarSyntaxError, Matcher
@@ -18,7 +19,7 @@ def _registry() -> ToolRegistry:
 
 def _grammar() -> str:
     constraints = Constraints()
-    constraints.quote("播放西游记第1集")
+    constraints.quote(said("播放西游记第1集"))
     return build_grammar(_registry(), constraints=constraints)
 
 

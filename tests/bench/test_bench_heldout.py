@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from player.textmatch import fold, normalize
+from words.text import fold, normalize
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "bench" / "heldout_requests.jsonl"

@@ -10,8 +10,8 @@ import pytest
 from bench.library import ALBUMS, BY_TITLE, build_library, cache_key, chinese_numeral
 from player import Player
 from player.models import PlayerState
-from player.numbers import chinese_to_int
 from tests.player.player_fixtures import RecordingSink, wait_for_state
+from words.numbers import chinese_number as chinese_to_int
 
 
 @pytest.fixture(scope="module")

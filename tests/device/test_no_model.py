@@ -60,7 +60,12 @@ async def test_short_commands_work_with_no_model_file(tmp_path) -> None:
             assert turn.backend == "fastpath", utterance
             assert [s.action for s in turn.steps] == [tool], utterance
             assert turn.answer == answer
+        # Understood whole, it needs no model: a title the library lacks plays nothing.
         turn = await asyncio.wait_for(agent.run("播放三体第五集"), 5)
+        assert turn.backend == "fastpath" and player.now.detail.album.title == "西游记"
+        assert turn.answer.startswith("没有找到“三体”")
+        # What the words do not say plainly needs the model, which is not there.
+        turn = await asyncio.wait_for(agent.run("西游记好听吗"), 5)
         assert turn.answer.startswith("抱歉，语言模型不可用")
         assert "model file" in turn.error or "no model" in turn.error or turn.error
     finally:

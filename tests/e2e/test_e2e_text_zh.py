@@ -1,9 +1,10 @@
 """The Chinese turn as text: `xiaoting run` as a service, `xiaoting ask` over its socket.
 
-No Chinese Vosk model is reachable here, so the six requests go in as text through the
-CLI, against a local library, with the real Qwen2.5-Coder-0.5B and the grammar; two of them
-(play an episode, continue the book by its title) need the model, not the fast path. Each is
-checked in the trace and in the player's state; the service then stops on SIGTERM.
+No Chinese Vosk model is reachable here, so the requests go in as text through the CLI,
+against a local library, with the real Qwen2.5-Coder-0.5B and the grammar. The words layer
+understands six of them whole (the fast path); one it leaves to the model (a question about
+the book, which must not change what plays). Each is checked in the trace and in the
+player's state; the service then stops on SIGTERM.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def test_six_chinese_requests_through_the_cli(service) -> None:
     result = _cli(config, "ask", "帮我播放西游记第2集")
     assert result.returncode == 0, result.stderr
     calls, answer, backends = _last_turn(state)
-    assert backends == {"local"}, backends  # the model's turn, not the fast path
+    assert backends == {"fastpath"}, backends  # understood whole: no model step
     assert ("play_book", {"keyword": "西游记", "section": 2}) in [
         (name, {k: v for k, v in args.items() if k in ("keyword", "section")})
         for name, args in calls
@@ -136,6 +137,20 @@ def test_six_chinese_requests_through_the_cli(service) -> None:
     assert calls[0][0] == "get_status", calls
     assert "西游记" in answer and "2" in answer, answer
 
+    # The model's turn: a question about the book, which never changes what plays.
+    before = _status(config)
+    result = _cli(config, "ask", "西游记这部书你觉得好听吗")
+    assert result.returncode == 0, result.stderr
+    calls, answer, backends = _last_turn(state)
+    assert "local" in backends, backends
+    assert answer and answer in result.stdout
+    after = _status(config)
+    assert (after["player"], after.get("album"), after.get("episode")) == (
+        before["player"],
+        before.get("album"),
+        before.get("episode"),
+    ), (before, after, calls)
+
     for request, tool, player_state in (
         ("暂停", "pause", "paused"),
         ("继续", "resume", "playing"),
@@ -148,11 +163,11 @@ def test_six_chinese_requests_through_the_cli(service) -> None:
         assert answer, request
         assert _status(config)["player"] == player_state, request
 
-    # A second model turn: the book by its title, continued where it was stopped.
+    # The book by its title, continued where it was stopped.
     result = _cli(config, "ask", "接着听西游记")
     assert result.returncode == 0, result.stderr
     calls, answer, backends = _last_turn(state)
-    assert backends == {"local"}, backends
+    assert backends == {"fastpath"}, backends
     assert [(n, a.get("keyword"), a.get("section")) for n, a in calls] == [
         ("play_book", "西游记", None)
     ], calls
@@ -160,7 +175,7 @@ def test_six_chinese_requests_through_the_cli(service) -> None:
     assert status["player"] == "playing", status
     assert "西游记" in answer and "2" in answer, answer  # resumed at episode 2
 
-    assert len(read_last(state, 10)) == 6
+    assert len(read_last(state, 10)) == 7
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(10) == 0

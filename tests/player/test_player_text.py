@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from player.models import Album
-from player.numbers import chinese_to_int, parse_section, section_number
 from player.sources.base import rank
 from player.sources.jsonapi import field_path
-from player.textmatch import match_score, normalize
 from player.texts import clock
+from words.numbers import chinese_number as chinese_to_int
+from words.numbers import parse_section, section_number
+from words.text import normalize
+from words.titles import match_score
 
 
 @pytest.mark.parametrize(

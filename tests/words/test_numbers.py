@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.spoken_numbers import normalize
+from words import spoken_to_digits as normalize
 
 
 @pytest.mark.parametrize(
@@ -112,7 +112,7 @@ def test_numbers_that_are_not_years_are_left_alone(heard: str) -> None:
 
 
 def test_years_through_the_transcript_clean_up() -> None:
-    from agent.transcript import clean_transcript
+    from words import clean_transcript
 
     assert clean_transcript("  play   nineteen  eighty four ") == "play 1984"
     assert clean_transcript("play chapter twenty one of twenty twenty") == "play chapter 21 of 2020"
@@ -123,18 +123,67 @@ def test_a_year_title_is_found_by_the_title_matchers() -> None:
     """The real matchers find the album "1984" once the transcript has its digits (before
     the year reading they could not: "nineteen eighty four" names no title)."""
     from agent.grammar import Constraints
-    from agent.transcript import clean_transcript
-    from player.textmatch import title_named
+    from words import TitleIndex, clean_transcript, read, title_named
 
     library = ["1984", "Animal Farm", "Nineteen Stories", "2001: A Space Odyssey", "Emma"]
     heard = "play nineteen eighty four"
     assert not title_named("1984", heard)
     utterance = clean_transcript(heard)
     assert [t for t in library if title_named(t, utterance)] == ["1984"]
+    reading = read(heard, "en", TitleIndex((t, ()) for t in library))
+    assert reading.named == ["1984"]
     constraints = Constraints()
-    constraints.quote(utterance)
-    assert constraints.mention(library, utterance) == ["1984"]
+    constraints.quote(reading)
+    assert constraints.mention(reading) == ["1984"]
     assert constraints.choices["title"] == ["1984"] and "title" in constraints.required
     assert constraints.choices["episode"] == []  # the title's digits are not an episode
     odyssey = clean_transcript("put on two thousand and one a space odyssey")
     assert [t for t in library if title_named(t, odyssey)] == ["2001: A Space Odyssey"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("五", 5), ("十五", 15), ("五十", 50), ("一百二十", 120), ("一百零五", 105),
+        ("二〇二", 202), ("壹佰", 100), ("两", 2), ("一万", 10000), ("42", 42), ("１２", 12),
+        ("", None), ("五个", None), ("abc", None),
+    ],
+)  # fmt: skip
+def test_chinese_numerals_one_reader(text: str, value: int | None) -> None:
+    from words import chinese_number
+
+    assert chinese_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("twenty five", 25), ("twenty-first", 21), ("a hundred and five", 105),
+        ("two thousand", 2000), ("third", 3), ("ninety nine", 99), ("zero", 0),
+        ("twenty twenty", None), ("hundred", None), ("apple", None),
+    ],
+)  # fmt: skip
+def test_english_number_words_one_reader(text: str, value: int | None) -> None:
+    from words.numbers import english_number
+
+    assert english_number(text) == value
+
+
+def test_numbers_said_with_where_they_stand() -> None:
+    from words import numbers_said
+
+    said = numbers_said("play chapter twenty five, then 3 more, 第十二集")
+    assert [s.value for s in said] == [25, 3, 12]
+    assert [s.value for s in numbers_said("一下两本书", lone_one=False)] == []
+    assert [s.value for s in numbers_said("twenty twenty")] == [20, 20]
+
+
+@pytest.mark.parametrize(
+    ("name", "section"),
+    [("第十二集", 12), ("第12回 标题", 12), ("Chapter 03", 3), ("007", 7), ("2024 第5期", 5),
+     ("卷一", None)],
+)  # fmt: skip
+def test_the_section_of_a_file_name(name: str, section: int | None) -> None:
+    from words import section_number
+
+    assert section_number(name) == section

@@ -1,0 +1,120 @@
+"""Durations, times of day and percents said; titles found in any form a listener uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from words import TitleIndex, clock_said, durations_said, match_score, percents_said
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("快进三十秒", {30}),
+        ("半小时后关掉", {1800}),
+        ("一个半小时后停", {5400}),
+        ("stop in half an hour", {1800}),
+        ("三分二十秒", {180, 20, 200}),
+        ("跳到5:30", {330}),
+        ("播放西游记第3集", set()),
+        ("a timer of twenty five minutes", {1500}),  # never 5 minutes
+        ("讲小时候的故事", set()),  # a unit without a number
+        ("an hour and a half", {5400}),
+    ],
+)
+def test_durations_said(text: str, seconds: set[int]) -> None:
+    assert durations_said(text) == seconds
+
+
+def test_a_second_is_no_amount_when_counted() -> None:
+    assert durations_said("wait a second", counted=True) == set()
+    assert durations_said("wait a second") == {1}
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("明早七点的闹钟", True), ("turn it off at ten pm", True), ("十点半", True),
+     ("大声一点", False), ("快进三十秒", False), ("midnight", True)],
+)  # fmt: skip
+def test_times_of_day(text: str, said: bool) -> None:
+    assert clock_said(text) is said
+
+
+@pytest.mark.parametrize(
+    ("text", "percents"),
+    [("音量调到七十五", [75]), ("volume seventy five", [75]), ("音量调到零", [0]),
+     ("十分钟后把音量调到30", [30]), ("明早七点", []), ("三国演义", [])],
+)  # fmt: skip
+def test_percents_are_numbers_said_never_times_or_durations(text: str, percents: list) -> None:
+    from words import clean_transcript
+
+    assert percents_said(clean_transcript(text)) == percents
+
+
+INDEX = TitleIndex(
+    [
+        ("西游记", ("Journey to the West",)),
+        ("三体", ()),
+        ("三体2", ()),
+        ("It", ()),
+        ("哈利波特与魔法石", ()),
+        ("水浒传", ()),
+        ("水浒传少儿版", ()),
+        ("The Count of Monte Cristo", ()),
+        ("Harry Potter and the Philosopher's Stone", ()),
+        ("Harry Potter and the Chamber of Secrets", ()),
+        ("我们仨", ()),
+        ("Les Misérables", ()),
+        ("The Time Machine", ()),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "titles", "how"),
+    [
+        ("我想听西遊記", ["西游记"], "title"),
+        ("play journey to the west", ["西游记"], "alias"),
+        ("三体第二部", ["三体2"], "edition"),
+        ("三体第一部", ["三体"], "edition"),
+        ("放哈利波特", ["哈利波特与魔法石"], "short"),
+        ("play monte cristo please", ["The Count of Monte Cristo"], "short"),
+        ("西游季第三集", ["西游记"], "sound"),
+        ("播放水浒传少儿版", ["水浒传少儿版"], "title"),
+        ("how many chapters are in It", ["It"], "title"),
+        ("harry potter and the philosophers stone", ["Harry Potter and the Philosopher's Stone"],
+         "title"),
+    ],
+)  # fmt: skip
+def test_titles_named_in_any_form(text: str, titles: list[str], how: str) -> None:
+    found = INDEX.find(text)
+    assert [n.title for n in found] == titles
+    assert found[0].how == how
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["turn it off", "It's late", "我们去吃饭吧", "what time is it", "do you have anything by Jules "
+     "Verne", "放点别的"],
+)  # fmt: skip
+def test_no_title_where_none_is_named(text: str) -> None:
+    assert INDEX.find(text) == []
+
+
+def test_a_slot_is_looked_up_short_exact_or_by_sound() -> None:
+    assert INDEX.lookup("哈利波特") == ["哈利波特与魔法石"]
+    assert set(INDEX.lookup("harry potter")) == {
+        "Harry Potter and the Philosopher's Stone",
+        "Harry Potter and the Chamber of Secrets",
+    }
+    assert set(INDEX.lookup("水浒")) == {"水浒传", "水浒传少儿版"}
+    assert INDEX.lookup("西游季") == ["西游记"]
+    assert INDEX.lookup("鬼灭之刃") == []
+    assert INDEX.exact("it") == ["It"] and INDEX.exact("It ") == ["It"]
+
+
+def test_search_ranks_titles_and_aliases() -> None:
+    assert match_score("西游记", "西游记") == 100
+    assert match_score("西游", "西游记") == 95
+    assert match_score("jorney west", "Journey to the West") > 0
+    assert match_score("鬼灭之刃", "西游记") == 0

@@ -1,0 +1,173 @@
+"""Amounts an utterance states: durations, times of day and percents.
+
+The span readers take text after `numbers.spoken_to_digits` (as `clean_transcript` writes
+it), so "forty five minutes" is 45 minutes, never 5; `durations_said` applies it itself.
+A unit without a number is no amount ("小时候", "部分"), and "一点" alone is "a little"
+("大声一点"), never one o'clock.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .numbers import (
+    CHINESE_NUMERAL,
+    chinese_number,
+    english_number,
+    numbers_said,
+    spoken_to_digits,
+)
+
+__all__ = [
+    "DURATION",
+    "NUMERAL_IN_WORD",
+    "clock_said",
+    "clock_spans",
+    "duration_spans",
+    "durations_said",
+    "percents_said",
+]
+
+_CN = "零〇一二两三四五六七八九十百"
+_DURATION_PART = re.compile(
+    rf"(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
+    r"(?P<unit>小时|钟头|刻钟|分钟|分|秒钟|秒)(?P<half2>半)?"
+    r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
+    r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
+    r"(?P<and_half2>\s+and\s+a\s+half)?"
+    r"|\b(?P<half_en>half\s+an?\s+(?P<half_unit>hour|minute))\b"
+    r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
+    r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
+    re.IGNORECASE,
+)
+_JOINER = re.compile(r"\s*(?:零|又|和|and|,|，)?\s*", re.IGNORECASE)
+"""What may stand between two parts of one duration ("三分二十秒", "1 minute and 30 seconds")."""
+_UNIT_SECONDS = {"小时": 3600, "钟头": 3600, "刻钟": 900, "分钟": 60, "分": 60, "秒钟": 1,
+                 "秒": 1, "hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1,
+                 "sec": 1}  # fmt: skip
+
+DURATION = re.compile(
+    rf"[\d{_CN}半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
+    r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",
+    re.IGNORECASE,
+)
+"""A duration's text (number and unit), for taking it out of other readings."""
+
+_CLOCK = re.compile(
+    rf"(?:[\d{_CN}]+\s*点(?:钟|半|\d+分?)?)"
+    r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
+    r"|\b(?:midnight|noon|bedtime)\b",
+    re.IGNORECASE,
+)
+
+
+def _amount(text: str) -> float | None:
+    word = text.strip().lower()
+    if word in ("a", "an"):
+        return 1.0
+    try:
+        return float(word)
+    except ValueError:
+        pass
+    value = chinese_number(word)
+    if value is None:
+        value = english_number(word)
+    return None if value is None else float(value)
+
+
+def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
+    """Each duration part `text` states, as ``(seconds, start, end)``, not joined."""
+    parts: list[tuple[int, int, int]] = []
+    for match in _DURATION_PART.finditer(text):
+        if match.group("clock"):
+            value = 0.0
+            for part in match.group("clock").split(":"):
+                value = value * 60 + int(part)
+        elif match.group("half_en"):
+            value = 1800.0 if match.group("half_unit").lower() == "hour" else 30.0
+        elif match.group("quarter"):
+            value = 900.0
+        else:
+            unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
+            said = match.group("n") if match.group("unit") else match.group("en")
+            if said and counted and said.strip().lower() in ("a", "an"):
+                continue
+            if said:
+                number = _amount(said)
+            elif match.group("half") == "半":
+                number = 0.0  # "半小时": half of one unit, not one and a half
+            else:
+                continue  # a unit alone: "小时候", "部分"
+            if number is None:
+                continue
+            half = bool(match.group("half") or match.group("half2") or match.group("and_half")
+                        or match.group("and_half2"))  # fmt: skip
+            value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
+        if value > 0:
+            parts.append((round(value), match.start(), match.end()))
+    return parts
+
+
+def duration_spans(text: str, *, counted: bool = False) -> list[tuple[int, int, int]]:
+    """The durations `text` states as ``(seconds, start, end)``: "三十秒" 30, "两分钟" 120,
+    "半小时" 1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800,
+    "5:30" 330; parts said together ("三分二十秒", "1 minute and 30 seconds") give one span
+    of their sum. With `counted`, "a"/"an" is no number ("wait a second", "just a minute"
+    say no amount)."""
+    spans: list[tuple[int, int, int]] = []
+    for seconds, start, end in _parts(text, counted):
+        if spans and _JOINER.fullmatch(text[spans[-1][2] : start]):
+            spans[-1] = (spans[-1][0] + seconds, spans[-1][1], end)
+        else:
+            spans.append((seconds, start, end))
+    return spans
+
+
+def durations_said(text: str, *, counted: bool = False) -> set[int]:
+    """The durations `text` states, in whole seconds: each part and each sum of parts
+    said together ("三分二十秒" gives 180, 20 and 200; see `duration_spans`). Empty when
+    none is said ("小时候", "部分": a unit without a number is none)."""
+    text = spoken_to_digits(text)
+    found = {seconds for seconds, _, _ in _parts(text, counted)}
+    found |= {seconds for seconds, _, _ in duration_spans(text, counted=counted)}
+    return found
+
+
+def clock_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` says a time of day ("七点", "十点半", "7 am", "ten o'clock",
+    "midnight"); "一点" alone is "a little", never one o'clock."""
+    return [
+        (m.start(), m.end())
+        for m in _CLOCK.finditer(text)
+        if m.group().strip() not in ("一点", "1点")
+    ]
+
+
+def clock_said(text: str) -> bool:
+    """True when `text` says a time of day (`clock_spans`)."""
+    return bool(clock_spans(text))
+
+
+NUMERAL_IN_WORD = re.compile(
+    rf"(?<![{CHINESE_NUMERAL}])[{CHINESE_NUMERAL}]++(?=[\u3400-\u9fff])(?![吧呢啊了呀的吗嘛哦%％])"
+)
+"""A Chinese numeral that runs on into a word ("三国", "一千零一夜"), not a number said;
+八十吧 or 西游记三 end in it."""
+
+
+def percents_said(text: str) -> list[int]:
+    """The numbers `text` says that can be a volume (0..100): not a duration ("十分钟"),
+    a time of day ("七点", "7 am") or a numeral inside a word; "seventy five" is 75."""
+    rest = DURATION.sub(lambda m: " " * len(m.group()), text)
+    for start, end in clock_spans(rest):
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    rest = NUMERAL_IN_WORD.sub(lambda m: " " * len(m.group()), rest)
+    found = [s.value for s in numbers_said(rest, lone_one=False)]
+    if re.search(
+        r"(?<![\d.])0(?![\d.])|\bzero\b|(?<![一二三四五六七八九十百千])零(?![一二三四五六七八九十])",
+        rest,
+    ):
+        found.append(0)  # "音量调到零", "volume zero"
+    return sorted({n for n in found if 0 <= n <= 100})

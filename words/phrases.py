@@ -1,0 +1,156 @@
+"""The phrase data: what listeners say to each tool, one TOML file per language.
+
+``words/phrases/zh.toml`` and ``en.toml`` hold a ``[lexicon]`` of word classes (fillers,
+question words, negations, function words …), ``[mends]`` for a recogniser's slips of
+command words, and one ``[tools.<name>]`` table per tool of the player: its cue words by
+kind (``<kind>_patterns``: cues of that kind as regular expressions) and its patterns with
+slots (``{n}`` a number, ``{d}`` a duration). `load` reads and
+checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from .text import fold
+
+__all__ = ["LANGUAGES", "PhraseError", "Phrases", "load"]
+
+LANGUAGES = ("zh", "en")
+
+_LIST_KEYS = {"patterns", "stop_words"}
+"""Keys of a tool's table that hold no cue words."""
+_LEXICON_LISTS = {
+    "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
+    "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
+    "phrasal_objects", "phrasal_particles",
+}  # fmt: skip
+SLOT_NUMBER = (
+    r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+    r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)[\s-]*)+)"
+)
+SLOT_DURATION = "§D(?P<d>\\d+)§"
+"""How a duration stands in the text patterns are matched on (see `reading`)."""
+
+
+class PhraseError(ValueError):
+    """A phrase file that cannot be used: bad TOML, a wrong type, a pattern that does not
+    compile. The message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One cue word: the tool it asks for and of which kind ("cues" is the plain kind)."""
+
+    tool: str
+    kind: str
+
+
+@dataclass
+class Phrases:
+    """One language's phrase data, folded and compiled (see `load`)."""
+
+    language: str
+    lexicon: dict[str, Any]
+    tools: dict[str, dict[str, Any]]
+    mends: tuple[tuple[re.Pattern[str], str], ...]
+    cues: dict[str, list[Cue]] = field(default_factory=dict)
+    heads: dict[str, list[Cue]] = field(default_factory=dict)
+    cue_pattern: re.Pattern[str] | None = None
+    head_pattern: re.Pattern[str] | None = None
+    patterns: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
+    kind_patterns: list[tuple[Cue, re.Pattern[str]]] = field(default_factory=list)
+
+    def words(self, name: str) -> tuple[str, ...]:
+        """A lexicon list, folded ("fillers", "question_words", …); empty when absent."""
+        return tuple(fold(w) for w in self.lexicon.get(name, ()))
+
+    def bounded(self, alternatives: list[str]) -> str:
+        """A regex alternation of `alternatives` (escaped, the longest first), held to
+        whole words in a language written with spaces."""
+        body = "|".join(re.escape(a) for a in sorted(set(alternatives), key=len, reverse=True))
+        if self.language == "zh":
+            return f"(?:{body})"
+        return rf"(?<![\w'])(?:{body})(?![\w'])"
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise PhraseError(f"{where}: a list of non-empty strings is needed")
+    return list(value)
+
+
+def _pattern(text: str, where: str) -> re.Pattern[str]:
+    body = text.replace("{n}", SLOT_NUMBER).replace("{d}", SLOT_DURATION)
+    try:
+        return re.compile(body, re.IGNORECASE)
+    except re.error as err:
+        raise PhraseError(f"{where}: {err}") from None
+
+
+def parse(language: str, text: str, name: str = "<phrases>") -> Phrases:
+    """Phrases from the TOML `text` of `language`; raises PhraseError."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PhraseError(f"{name}: {err}") from None
+    lexicon = data.get("lexicon", {})
+    if not isinstance(lexicon, dict):
+        raise PhraseError(f"{name}: [lexicon] must be a table")
+    for key in _LEXICON_LISTS & set(lexicon):
+        lexicon[key] = _strings(lexicon[key], f"{name} lexicon.{key}")
+    mends = []
+    for raw, replacement in (data.get("mends") or {}).items():
+        try:
+            mends.append((re.compile(raw, re.IGNORECASE), str(replacement)))
+        except re.error as err:
+            raise PhraseError(f"{name} mends.{raw!r}: {err}") from None
+    tools = data.get("tools", {})
+    if not isinstance(tools, dict) or not tools:
+        raise PhraseError(f"{name}: no [tools.<name>] tables")
+    phrases = Phrases(language, lexicon, tools, tuple(mends))
+    for tool, table in tools.items():
+        if not isinstance(table, dict):
+            raise PhraseError(f"{name} tools.{tool}: must be a table")
+        for key, value in table.items():
+            where = f"{name} tools.{tool}.{key}"
+            if key == "patterns":
+                table[key] = [_pattern(p, where) for p in _strings(value, where)]
+                phrases.patterns += [(tool, p) for p in table[key]]
+            elif key.endswith("_patterns"):
+                cue = Cue(tool, key.removesuffix("_patterns"))
+                table[key] = [_pattern(p, where) for p in _strings(value, where)]
+                phrases.kind_patterns += [(cue, p) for p in table[key]]
+            elif key == "default_seconds":
+                if not isinstance(value, int) or value <= 0:
+                    raise PhraseError(f"{where}: a positive whole number of seconds is needed")
+            elif key in _LIST_KEYS:
+                table[key] = [fold(v) for v in _strings(value, where)]
+            else:
+                target = phrases.heads if key == "head" else phrases.cues
+                kind = "cues" if key == "head" else key
+                for word in _strings(value, where):
+                    target.setdefault(fold(word).strip(), []).append(Cue(tool, kind))
+    if phrases.cues:
+        phrases.cue_pattern = re.compile(phrases.bounded(list(phrases.cues)))
+    if phrases.heads:
+        phrases.head_pattern = re.compile(phrases.bounded(list(phrases.heads)))
+    return phrases
+
+
+@functools.cache
+def load(language: str) -> Phrases:
+    """The phrase data of `language` ("zh" or "en"), read once; raises PhraseError."""
+    if language not in LANGUAGES:
+        raise PhraseError(f"no phrase data for language {language!r} (zh or en)")
+    name = f"words/phrases/{language}.toml"
+    text = resources.files("words").joinpath("phrases", f"{language}.toml").read_text("utf-8")
+    return parse(language, text, name)

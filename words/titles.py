@@ -1,0 +1,702 @@
+"""Titles: how well a keyword matches a title, and which library titles an utterance names.
+
+`match_score` ranks one album against a search keyword (the player's search): 100 exact,
+95 prefix, 90 substring, 70 author substring, 60..80 for a near match within a small edit
+distance (rapidfuzz Levenshtein), 65 when every word of the keyword is found ("jorney
+west"), 60 when the title stands inside a longer keyword ("西游记第二集"), 0 for no match.
+
+`TitleIndex` finds the library's titles in an utterance in any form a listener uses: the
+title itself (after `text.fold`: case, width, traditional script), a name from the album's
+``aliases`` (its title in the other language), a part or volume said another way (三体第二部
+for 三体2), a short form that names one title only (哈利波特 for 哈利波特与魔法石, "monte
+cristo"), and a Chinese title heard as its sound (西游季 for 西游记, by pinyin without
+tones, from pypinyin's character table).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rapidfuzz.distance import Levenshtein
+
+from .numbers import chinese_number
+from .text import LATIN_CHAR, fold, normalize
+
+__all__ = [
+    "AUTHOR",
+    "CONTAINED",
+    "EXACT",
+    "FUZZY_MAX",
+    "PREFIX",
+    "STOP_WORDS",
+    "SUBSTRING",
+    "WORDS",
+    "Named",
+    "TitleIndex",
+    "allowed_typos",
+    "function_only",
+    "is_stop_word",
+    "keyword_spans",
+    "match_score",
+    "title_named",
+]
+
+EXACT, PREFIX, SUBSTRING, AUTHOR, FUZZY_MAX, WORDS, CONTAINED = 100, 95, 90, 70, 80, 65, 60
+
+STOP_WORDS = frozenset(
+    "the a an i me my of to and play book books story audiobook album episode chapter "
+    "书 本 集 的 我 你 他 它 这 那 有声书 故事 专辑 小说".split()
+)
+"""Words that are never a search keyword on their own (a one-letter word neither)."""
+
+
+def title_named(title: str, text: str) -> bool:
+    """True when `text` names `title` at token boundaries, after `fold`.
+
+    A Chinese title needs at least two characters and may stand anywhere ("我想听西遊記"
+    names 西游记); a Latin title must be whole words ("play it" names "It", "italy" does
+    not); Chinese characters around a Latin title are a boundary ("我想听Dune").
+    """
+    core = normalize(title)
+    if not core:
+        return False
+    if not core.isascii():
+        return len(core) >= 2 and core in normalize(text)
+    return re.search(_latin_pattern(_latin_words(title)), fold(text).replace("'", "")) is not None
+
+
+def is_stop_word(keyword: str) -> bool:
+    """True when `keyword`, folded, is one Latin letter or digit, or a word of `STOP_WORDS`.
+
+    One CJK character ("家") is a title and stays searchable.
+    """
+    key = fold(keyword).strip()
+    if key in STOP_WORDS:
+        return True
+    squashed = "".join(ch for ch in key if ch.isalnum())
+    return len(squashed) <= 1 and squashed.isascii()
+
+
+def allowed_typos(keyword: str) -> int:
+    """Edit distance tolerated for a normalized keyword: 0 below 3 chars, 1 below 8, else 2."""
+    if len(keyword) < 3:
+        return 0
+    return 1 if len(keyword) < 8 else 2
+
+
+def _near(keyword: str, text: str) -> int | None:
+    """Smallest edit distance between `keyword` and any window of `text`, if small enough."""
+    limit = allowed_typos(keyword)
+    if limit == 0 or not text:
+        return None
+    best: int | None = None
+    k = len(keyword)
+    for size in range(max(1, k - limit), k + limit + 1):
+        for start in range(0, max(1, len(text) - size + 1)):
+            d = Levenshtein.distance(keyword, text[start : start + size], score_cutoff=limit)
+            if d <= limit and (best is None or d < best):
+                best = d
+                if d == 0:
+                    return 0
+    return best
+
+
+def _word_run(text: str) -> str:
+    return " " + " ".join(_latin_words(text)) + " "
+
+
+def match_score(keyword: str, title: str, author: str = "") -> int:
+    """How well `keyword` matches an album: 0 (no match) .. 100 (exact title)."""
+    key = normalize(keyword)
+    if not key:
+        return 0
+    name = normalize(title)
+    if key == name:
+        return EXACT
+    if len(key) == 1:
+        # One character ("家", "一") names only the title of that one character: inside a
+        # longer title it is a letter of another word (一 of 一千零一夜, 家 of 家春秋).
+        return 0
+    if name.startswith(key):
+        return PREFIX
+    if key in name:
+        return SUBSTRING
+    if author and key in normalize(author):
+        return AUTHOR
+    # A near match is a typo, never another part or volume: 第七部 is not 第一部, "Dune 3"
+    # is not "Dune 2".
+    numerals = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
+    distance = _near(key, name) if numerals <= set(name) else None
+    if distance is not None:
+        return FUZZY_MAX - 10 * distance
+    # Words in any order ("holmes sherlock"); a stop word matches nearly every title, so
+    # "a taxi" must not reach Great Expectations through "a" and "tati".
+    words = [w for w in (normalize(part) for part in keyword.split()) if w and not is_stop_word(w)]
+    if len(words) > 1 and all(w in name or _near(w, name) is not None for w in words):
+        return WORDS
+    # The whole request as keyword ("西游记第二集", "play moby dick chapter 3"): the title
+    # stands inside it. Titles of one character would match too much; a Latin title only as
+    # whole words ("Us" is not inside "two plus two").
+    if len(name) >= 2 and name in key:
+        if not name.isascii() or _word_run(title) in _word_run(keyword):
+            return CONTAINED
+    return 0
+
+
+# -- finding titles in an utterance -------------------------------------------------------
+
+_LATIN_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _latin_words(text: str) -> list[str]:
+    """The Latin words of `text` after `fold`, an apostrophe dropped ("Philosopher's" ->
+    "philosophers")."""
+    return _LATIN_WORD.findall(fold(text).replace("'", ""))
+
+
+def _latin_pattern(words: list[str]) -> str:
+    return rf"(?<!{LATIN_CHAR})" + r"[\W_]*".join(map(re.escape, words)) + rf"(?!{LATIN_CHAR})"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A library title an utterance names: `title` as the library spells it, the words
+    that name it (`said`, folded) at `start`..`end` of the folded utterance, and `how`:
+    "title", "alias", "edition", "short" or "sound"."""
+
+    title: str
+    said: str
+    start: int
+    end: int
+    how: str
+
+
+_ZH_EDITION = re.compile(
+    r"^(?P<base>.+?)\s*(?:第\s*(?P<n1>[\d一二三四五六七八九十]+)\s*[部本卷册季]|(?P<n2>\d+))$"
+)
+_EN_EDITION = re.compile(r"^(?P<base>.+?)\s+(?:(?:book|part|volume|vol)\s+)?(?P<n>\d+)$")
+_EDITION_SAID_ZH = (
+    "第{n}部|第{n}本|第{n}卷|第{n}册|第{n}季|{n}|第{cn}部|第{cn}本|第{cn}卷|第{cn}册|{cn}"
+)
+_EDITION_SAID_EN = "{n}|part {n}|book {n}|volume {n}|vol {n}"
+_CN_SMALL = "零一二三四五六七八九十"
+
+
+def _cn(n: int) -> str:
+    return _CN_SMALL[n] if n <= 10 else ("十" + _CN_SMALL[n - 10] if n < 20 else str(n))
+
+
+@functools.cache
+def _pinyin_table() -> dict[str, tuple[str, ...]]:
+    """Each CJK character's readings without tones, from pypinyin's character table
+    (pinyin_dict.json, read as data: the phrase tables pypinyin loads on import are not
+    needed for single characters)."""
+    spec = importlib.util.find_spec("pypinyin")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations))) / "pinyin_dict.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    table = {}
+    for code, readings in raw.items():
+        plain = {_fuzzy(_toneless(r)) for r in readings.split(",") if r}
+        table[chr(int(code))] = tuple(sorted(plain))
+    return table
+
+
+def _toneless(syllable: str) -> str:
+    text = unicodedata.normalize("NFKD", syllable.replace("ü", "v"))
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+
+_FUZZY = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("ing", "in"), ("eng", "en"), ("ang", "an"))
+
+
+def _fuzzy(syllable: str) -> str:
+    """A syllable as an ear that mixes zh/z, ch/c, sh/s and -ng/-n hears it (as fuzzy
+    pinyin input methods allow), l and n kept apart."""
+    for a, b in _FUZZY:
+        if a in syllable:
+            syllable = syllable.replace(a, b)
+    return syllable
+
+
+def _sounds(text: str) -> list[tuple[str, ...]]:
+    table = _pinyin_table()
+    return [table.get(ch, (ch,)) for ch in text]
+
+
+class TitleIndex:
+    """The library's titles, ready to be found in utterances (see the module docstring).
+
+    `entries` are ``(title, aliases)`` pairs. `function_words` (folded Latin words) and
+    `function_chars` (CJK characters) are what no short form may be made of only: "the
+    little" names nothing, nor does 我们 name 我们仨 (by default the phrase data's).
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[tuple[str, Iterable[str]]],
+        *,
+        function_words: Iterable[str] | None = None,
+        function_chars: str | None = None,
+    ) -> None:
+        self.titles: list[str] = []
+        chars, words = _function_data()
+        self._function_words = words if function_words is None else frozenset(function_words)
+        self._function_chars = chars if function_chars is None else frozenset(function_chars)
+        # form key -> [(title, how)]; a CJK or mixed form is its `normalize`d text, a Latin
+        # one its words joined by one space.
+        self._forms: dict[str, list[tuple[str, str]]] = {}
+        self._latin: list[tuple[list[str], str, str]] = []  # (words, title, how)
+        self._cjk: list[tuple[str, str, str]] = []  # (key, title, how)
+        self._single: dict[str, str] = {}  # one-character titles
+        seen: set[str] = set()
+        for title, aliases in entries:
+            if not str(title).strip() or title in seen:
+                continue
+            seen.add(title)
+            self.titles.append(title)
+            self._add(title, title, "title")
+            for alias in aliases:
+                if str(alias).strip():
+                    self._add(alias, title, "alias")
+            for form in self._editions(title):
+                self._add(form, title, "edition")
+        self._cjk.sort(key=lambda f: -len(f[0]))
+        self._latin.sort(key=lambda f: -len(f[0]))
+        self._firsts = self._first_of_series()
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def _add(self, text: str, title: str, how: str) -> None:
+        key = normalize(text)
+        if not key:
+            return
+        if re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key):
+            words = _latin_words(text)
+            form = " ".join(words)
+            if (title, how) not in self._forms.setdefault(form, []):
+                self._forms[form].append((title, how))
+                self._latin.append((words, title, how))
+            return
+        if len(key) == 1:
+            self._single.setdefault(key, title)
+        if (title, how) not in self._forms.setdefault(key, []):
+            self._forms[key].append((title, how))
+            self._cjk.append((key, title, how))
+
+    @staticmethod
+    def _editions(title: str) -> list[str]:
+        """Other ways to say a title's part or volume ("三体2": 三体第二部, 三体第2部,
+        三体二; "明朝那些事儿 第一部": 明朝那些事儿1; "Dune 2": "Dune part 2")."""
+        folded = fold(title).strip()
+        forms: list[str] = []
+        zh = _ZH_EDITION.match(folded)
+        if zh and _CJK_CHAR.search(zh.group("base")):
+            n = chinese_number(zh.group("n1") or zh.group("n2") or "")
+            if n is not None and 0 < n < 100:
+                forms += [
+                    zh.group("base") + said
+                    for said in _EDITION_SAID_ZH.format(n=n, cn=_cn(n)).split("|")
+                ]
+            return [f for f in forms if normalize(f) != normalize(title)]
+        en = _EN_EDITION.match(folded)
+        if en and not _CJK_CHAR.search(folded) and int(en.group("n")) < 100:
+            n = int(en.group("n"))
+            forms += [
+                f"{en.group('base')} {said}" for said in _EDITION_SAID_EN.format(n=n).split("|")
+            ]
+            return [f for f in forms if normalize(f) != normalize(title)]
+        return forms
+
+    def _first_of_series(self) -> dict[str, str]:
+        """Titles whose next parts are in the library ("三体" beside "三体2"): said with
+        第一部 / "part 1" they are that first part."""
+        firsts = {}
+        for title in self.titles:
+            key = normalize(title)
+            if any(
+                normalize(other) != key
+                and re.fullmatch(re.escape(key) + r"[2-9]", normalize(other))
+                for other in self.titles
+            ):
+                firsts[key] = title
+        return firsts
+
+    # -- finding
+
+    def find(self, text: str) -> list[Named]:
+        """The library titles `text` names, in order, none overlapping (the longest
+        first): whole titles and aliases anywhere (a Chinese one of two characters or
+        more; a Latin one as whole words), parts said another way, short forms of three
+        Chinese characters or two Latin words that name one title only, and Chinese
+        titles of three characters or more heard by their sound."""
+        folded = fold(text)
+        found: list[Named] = []
+        taken = [False] * len(folded)
+
+        def free(start: int, end: int) -> bool:
+            return not any(taken[start:end])
+
+        def take(title: str, start: int, end: int, how: str) -> None:
+            for i in range(start, end):
+                taken[i] = True
+            found.append(Named(title, folded[start:end], start, end, how))
+
+        squashed, where = _squash_map(folded)
+        # 1. Chinese and mixed titles, aliases and parts, the longest first.
+        for key, title, how in self._cjk:
+            if len(key) < 2:
+                continue
+            for at in _find_all(squashed, key):
+                start, end = where[at], where[at + len(key) - 1] + 1
+                if not free(start, end) or not _latin_bounded(folded, start, end, key):
+                    continue
+                take(title, start, end, how)
+        # 2. Latin titles and aliases as whole words.
+        words = [
+            (m.group(), m.start(), m.end()) for m in _LATIN_WORD.finditer(folded.replace("'", " "))
+        ]
+        words = _joined_apostrophes(folded, words)
+        for form_words, title, how in self._latin:
+            pronoun = all(w in self._function_words for w in form_words)
+            for i in range(len(words) - len(form_words) + 1):
+                if [w for w, _, _ in words[i : i + len(form_words)]] != form_words:
+                    continue
+                start, end = words[i][1], words[i + len(form_words) - 1][2]
+                if pronoun and not _capitalised(text, start, end):
+                    continue  # a pronoun ("it", "us") names no book; the title "It" does
+                if free(start, end):
+                    take(title, start, end, how)
+        # 3. Short forms that name one title only.
+        for named in self._short_forms(folded, squashed, where, words, free):
+            take(named.title, named.start, named.end, named.how)
+        # 4. Chinese titles heard by their sound.
+        for named in self._by_sound(folded, free, minimum=3):
+            take(named.title, named.start, named.end, named.how)
+        firsts = self._firsts
+        for i, named in enumerate(found):
+            rest = folded[named.end :]
+            if normalize(named.title) in firsts and re.match(
+                r"\s*(?:第\s*(?:1|一)\s*[部本卷册季]|part 1\b|book 1\b)", rest
+            ):
+                extra = re.match(r"\s*(?:第\s*(?:1|一)\s*[部本卷册季]|part 1\b|book 1\b)", rest)
+                found[i] = Named(
+                    named.title,
+                    folded[named.start : named.end + extra.end()],
+                    named.start,
+                    named.end + extra.end(),
+                    "edition",
+                )
+        return sorted(found, key=lambda n: n.start)
+
+    def _short_forms(self, folded, squashed, where, words, free) -> list[Named]:
+        out: list[Named] = []
+        # Chinese: a run of three characters or more that begins exactly one title (and is
+        # not made of function characters only).
+        prefixes: dict[str, set[str]] = {}
+        for key, title, how in self._cjk:
+            if how == "edition":
+                continue
+            for size in range(3, len(key)):
+                prefixes.setdefault(key[:size], set()).add(title)
+        for size in range(min(12, len(squashed)), 2, -1):
+            for at in range(len(squashed) - size + 1):
+                piece = squashed[at : at + size]
+                owners = prefixes.get(piece)
+                if not owners or len(owners) != 1:
+                    continue
+                if all(ch in self._function_chars for ch in piece):
+                    continue
+                title = next(iter(owners))
+                start, end = where[at], where[at + size - 1] + 1
+                if not self._ends_here(folded, end, normalize(title)[size:]):
+                    continue  # "哈利波特与火焰杯" is another book, not 哈利波特与魔法石
+                if free(start, end) and not any(start < n.end and n.start < end for n in out):
+                    out.append(Named(title, folded[start:end], start, end, "short"))
+        # Latin: two words or more in a row, not all function words, found in one title only.
+        runs: dict[tuple[str, ...], set[str]] = {}
+        for form_words, title, how in self._latin:
+            if how == "edition":
+                continue
+            for size in range(2, len(form_words)):
+                for i in range(len(form_words) - size + 1):
+                    run = tuple(form_words[i : i + size])
+                    if all(w in self._function_words for w in run):
+                        continue
+                    if run[0] in self._function_words and run[-1] in self._function_words:
+                        continue
+                    runs.setdefault(run, set()).add(title)
+        for size in range(min(6, len(words)), 1, -1):
+            for i in range(len(words) - size + 1):
+                run = tuple(w for w, _, _ in words[i : i + size])
+                owners = runs.get(run)
+                if not owners or len(owners) != 1:
+                    continue
+                start, end = words[i][1], words[i + size - 1][2]
+                if free(start, end) and not any(start < n.end and n.start < end for n in out):
+                    out.append(Named(next(iter(owners)), folded[start:end], start, end, "short"))
+        return out
+
+    def _ends_here(self, folded: str, end: int, rest_of_title: str) -> bool:
+        """True when a short form ending at `end` is the title's whole name here: what
+        follows it up to a function character ("的", "第", "吧") is nothing, or only more
+        of the title ("哈利波特魔法石"); other characters name another book."""
+        run = re.match(r"[\u3400-\u9fff]+", folded[end:])
+        if run is None:
+            return True
+        tail = ""
+        for ch in run.group():
+            if ch in self._function_chars:
+                break
+            tail += ch
+        return all(ch in rest_of_title for ch in tail)
+
+    def _by_sound(self, folded: str, free, *, minimum: int) -> list[Named]:
+        out: list[Named] = []
+        runs = [
+            (m.start(), m.group()) for m in re.finditer(r"[\u3400-\u9fff\uf900-\ufaff]+", folded)
+        ]
+        if not runs:
+            return out
+        for key, title, _ in self._cjk:
+            if len(key) < minimum or not all(_CJK_CHAR.match(ch) for ch in key):
+                continue
+            want = _sounds(key)
+            for offset, run in runs:
+                if len(run) < len(key):
+                    continue
+                heard = _sounds(run)
+                for i in range(len(run) - len(key) + 1):
+                    if run[i : i + len(key)] == key:
+                        continue  # the title itself: found above
+                    same = sum(
+                        1
+                        for a, b in zip(heard[i : i + len(key)], want, strict=True)
+                        if set(a) & set(b)
+                    )
+                    if same < len(key):
+                        continue
+                    start, end = offset + i, offset + i + len(key)
+                    if free(start, end) and not any(start < n.end and n.start < end for n in out):
+                        out.append(Named(title, folded[start:end], start, end, "sound"))
+        return out
+
+    def exact(self, words: str) -> list[str]:
+        """The titles `words` is whole: a title, an alias or a part said another way."""
+        key = normalize(words)
+        if not key:
+            return []
+        latin = re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key)
+        form = " ".join(_latin_words(words)) if latin else key
+        return list(dict.fromkeys(title for title, _ in self._forms.get(form, [])))
+
+    def lookup(self, words: str) -> list[str]:
+        """The titles `words` (the part of a request that says which book, e.g. "哈利波特"
+        after "放") may mean, best first: all of them is a title, alias or part said
+        another way; else a short form (two Chinese characters or one Latin word and more)
+        of titles it begins or stands inside; else a Chinese title it sounds like; else
+        titles within a small edit distance. Empty when it names none."""
+        key = normalize(words)
+        if not key:
+            return []
+        latin = re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key) is not None
+        exact = self.exact(words)
+        if exact:
+            return exact
+        if latin:
+            said = _latin_words(words)
+            if all(w in self._function_words for w in said):
+                return []
+            found = [
+                title
+                for form_words, title, how in self._latin
+                if how != "edition" and _contains(form_words, said)
+            ]
+        else:
+            if len(key) < 2 or all(ch in self._function_chars for ch in key):
+                return [self._single[key]] if key in self._single else []
+            found = [title for k, title, how in self._cjk if how != "edition" and k.startswith(key)]
+            found += [
+                title
+                for k, title, how in self._cjk
+                if how != "edition" and key in k and len(key) >= 3
+            ]
+            if not found:
+                heard = _sounds(key)
+                found = [
+                    title
+                    for k, title, _ in self._cjk
+                    if len(k) == len(key)
+                    and all(set(a) & set(b) for a, b in zip(heard, _sounds(k), strict=True))
+                ]
+        if not found:
+            said = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
+            scored = sorted(
+                ((match_score(words, title), title) for title in self.titles), reverse=True
+            )
+            # A near match is a typo, never another part: 第七部 is not 第一部.
+            found = [
+                title
+                for score, title in scored
+                if score >= FUZZY_MAX - 10 and said <= set(normalize(title))
+            ]
+        return list(dict.fromkeys(found))
+
+
+def _capitalised(text: str, start: int, end: int) -> bool:
+    """True when `text` writes its words at `start`..`end` with a capital and not as the
+    sentence's first word ("how many chapters are in It", "play It", never "It's late")."""
+    if len(fold(text)) != len(text) or text.isupper():
+        return False  # folding moved the letters, or all are capitals: no way to tell
+    piece = text[start:end]
+    if not piece[:1].isupper() or (piece.isupper() and len(piece) > 2):
+        return False
+    before = text[:start].rstrip()
+    return bool(before) and before[-1] not in ".!?。！？"
+
+
+def _contains(form_words: list[str], said: list[str]) -> bool:
+    n = len(said)
+    return any(form_words[i : i + n] == said for i in range(len(form_words) - n + 1))
+
+
+def _squash_map(folded: str) -> tuple[str, list[int]]:
+    """`folded` with only letters and digits, and where each kept character came from."""
+    chars, where = [], []
+    for i, ch in enumerate(folded):
+        if ch.isalnum():
+            chars.append(ch)
+            where.append(i)
+    return "".join(chars), where
+
+
+def _find_all(text: str, key: str) -> list[int]:
+    found, at = [], text.find(key)
+    while at >= 0:
+        found.append(at)
+        at = text.find(key, at + 1)
+    return found
+
+
+def _latin_bounded(folded: str, start: int, end: int, key: str) -> bool:
+    """A form that begins or ends with a Latin letter may not run on into a Latin word."""
+    if key[0].isascii() and start > 0 and re.match(LATIN_CHAR, folded[start - 1]):
+        return False
+    return not (key[-1].isascii() and end < len(folded) and re.match(LATIN_CHAR, folded[end]))
+
+
+def _joined_apostrophes(
+    folded: str, words: list[tuple[str, int, int]]
+) -> list[tuple[str, int, int]]:
+    """Words split at an apostrophe joined again ("philosopher's" -> "philosophers")."""
+    out: list[tuple[str, int, int]] = []
+    for word, start, end in words:
+        if out and start >= 1 and folded[start - 1] == "'" and out[-1][2] == start - 1:
+            prev, pstart, _ = out[-1]
+            out[-1] = (prev + word, pstart, end)
+        else:
+            out.append((word, start, end))
+    return out
+
+
+# -- keyword spans --------------------------------------------------------------------------
+
+_EPISODE_PHRASE = re.compile(
+    r"第\s*[\d零〇一二两三四五六七八九十百千几]+\s*[集章回话节讲期]?"
+    r"|[\d零〇一二两三四五六七八九十百千几]+\s*[集章回]"
+    r"|(?:[上下这那前后本每哪]|多少)\s*[一个]?\s*[集章回]"
+    r"|\b(?:episode|chapter|part|section)\s+\w+"
+    r"|\b(?:next|previous|last|this|that)\s+(?:episode|chapter|part|one)\b",
+    re.IGNORECASE,
+)
+"""A phrase that names an episode, never a title: 第五集, 第几集, 12集, 上一集, 这集, 哪一集,
+多少集, chapter 4, the next episode. No keyword span contains or straddles one."""
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_SPAN_WORD = re.compile(r"[^\W_][\w'.\-]*")
+
+
+def _function_data() -> tuple[frozenset[str], frozenset[str]]:
+    from .phrases import load
+
+    return (
+        frozenset(load("zh").lexicon.get("function_chars", "")),
+        frozenset(load("en").words("function_words")),
+    )
+
+
+def function_only(text: str) -> bool:
+    """True when folded `text` is made only of function characters and words ("听过了",
+    "这个", "this book", "the one before this", "sorry": no title), as the phrase data
+    lists them."""
+    chars, words = _function_data()
+    folded = fold(text)
+    tokens = [*_CJK_RUN.findall(folded), *re.findall(r"[a-z0-9']+", folded)]
+    if not tokens:
+        return False
+    for token in tokens:
+        if _CJK_RUN.fullmatch(token):
+            if any(ch not in chars for ch in token):
+                return False
+        elif token not in words:
+            return False
+    return True
+
+
+def keyword_spans(
+    text: str, *, known: Iterable[str] | None = None, max_chars: int = 60
+) -> list[str] | None:
+    """The spans of `text` a search keyword may be, the longest first: runs of 1–12 Chinese
+    characters and of 1–6 other words, never a stop word, a lone letter or number, nor
+    anything of an episode phrase or a duration ("再听一遍上一集" gives no "上一"). With
+    `known` (the library's titles), a span of one character or of function words only is
+    kept only when it is one of them ("家", "It"; never "一", "放", "this book"). None when
+    `text` is longer than `max_chars` (keywords are then free)."""
+    from .amounts import DURATION
+
+    text = text.strip()
+    if len(text) > max_chars:
+        return None
+    keys = None if known is None else {normalize(t) for t in known}
+    spans: list[str] = []
+    for part in re.split(f"{_EPISODE_PHRASE.pattern}|{DURATION.pattern}", text, flags=re.I):
+        if not part:
+            continue
+        for span in _spans(part):
+            key = normalize(span)
+            folded = fold(span).strip()
+            if not key or folded in STOP_WORDS or key.isdigit():
+                continue
+            if len(key) <= 1 and key.isascii():
+                continue
+            if keys is not None and key not in keys and (len(key) == 1 or function_only(span)):
+                continue
+            spans.append(span)
+    return list(dict.fromkeys(spans))
+
+
+def _spans(text: str) -> list[str]:
+    """Candidate keyword spans of a piece of an utterance, longest first."""
+    spans: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        for size in range(min(12, len(run)), 0, -1):
+            spans.extend(run[i : i + size] for i in range(len(run) - size + 1))
+    words = _SPAN_WORD.findall(text)
+    for size in range(min(6, len(words)), 0, -1):
+        spans.extend(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+    mixed = re.sub(r"\s+", " ", re.sub(r"[，。！？,.!?；;：:、]", " ", text)).strip()
+    if mixed and len(mixed) <= 30:
+        spans.insert(0, mixed)
+    return list(dict.fromkeys(spans))

@@ -10,6 +10,7 @@ from .mcp_client import MAX_SCHEMA_BYTES, McpClientManager, ServerSpec, schema_p
 from .mcp_server import (
     McpBridgeError,
     McpHttpServer,
+    ToolAlias,
     build_mcp_server,
     is_loopback,
     serve_http,
@@ -22,6 +23,7 @@ __all__ = [
     "McpClientManager",
     "McpHttpServer",
     "ServerSpec",
+    "ToolAlias",
     "build_mcp_server",
     "is_loopback",
     "schema_problem",

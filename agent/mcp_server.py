@@ -5,7 +5,8 @@ Built on the official `mcp` SDK's low-level `Server`: ``tools/list`` answers wit
 exactly as the agent sees them), and ``tools/call`` goes through `registry.call` with
 ``caller="mcp:<client name>"``, so validation, timeouts, observation cuts and the log line
 are the same as for the agent's own calls. A failed call is an MCP tool result with
-``isError: true`` and the observation text.
+``isError: true`` and the observation text. A `ToolAlias` offers a registry tool under a
+second name at this boundary only (the agent's registry and prompt keep one name).
 
 Streamable HTTP listens on 127.0.0.1 by default; any other address needs a bearer token,
 and with a token every HTTP request without ``Authorization: Bearer <token>`` gets 401.
@@ -20,7 +21,8 @@ import ipaddress
 import json
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -28,7 +30,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
 from .errors import AgentError
-from .tools import ToolRegistry, ToolResult
+from .tools import Tool, ToolRegistry, ToolResult
 
 CallHook = Callable[[str, ToolResult], None]
 """Called with (caller, result) after every MCP tool call, e.g. to add it to the trace."""
@@ -39,6 +41,7 @@ __all__ = [
     "CallHook",
     "McpBridgeError",
     "McpHttpServer",
+    "ToolAlias",
     "build_mcp_server",
     "is_loopback",
     "serve_http",
@@ -54,6 +57,24 @@ SHUTDOWN_GRACE = 1.0
 
 class McpBridgeError(AgentError):
     """The MCP bridge cannot do what was asked (bad config, address in use, ...)."""
+
+
+@dataclass(frozen=True)
+class ToolAlias:
+    """A second name under which MCP clients see and call the registry tool `target`.
+
+    Listed only while `target` is in the registry and `name` is not; same input schema,
+    same call and result as `target`; its description is `note` before the target's.
+    """
+
+    name: str
+    target: str
+    note: str = ""
+
+    def spec(self, tool: Tool) -> dict[str, Any]:
+        """The alias as ``{"name", "description", "parameters"}``, from its target `tool`."""
+        description = " ".join(part for part in (self.note, tool.description) if part)
+        return {"name": self.name, "description": description, "parameters": tool.parameters}
 
 
 def is_loopback(host: str) -> bool:
@@ -82,6 +103,7 @@ def build_mcp_server(
     name: str = "xiaoting",
     transport: str = "mcp",
     on_call: CallHook | None = None,
+    aliases: Iterable[ToolAlias] = (),
 ) -> Server[Any]:
     """An SDK low-level `Server` offering every tool of `registry`, read live on each request.
 
@@ -89,7 +111,24 @@ def build_mcp_server(
     Tool failures (unknown tool, invalid arguments, timeout, exception) come back as
     ``CallToolResult(isError=True)`` with the registry's observation text. `on_call`
     gets ``(caller, ToolResult)`` after each call; its exceptions are logged and ignored.
+    Each of `aliases` is listed after the registry's tools and called as its target.
     """
+    by_name = {alias.name: alias for alias in aliases}
+
+    def resolve(tool_name: str) -> str:
+        """The registry name behind `tool_name`: its alias target, else itself."""
+        alias = by_name.get(tool_name)
+        if alias is None or tool_name in registry or alias.target not in registry:
+            return tool_name
+        return alias.target
+
+    def specs() -> list[dict[str, Any]]:
+        offered = registry.specs()
+        for alias in by_name.values():
+            target = registry.get(alias.target)
+            if target is not None and alias.name not in registry:
+                offered.append(alias.spec(target))
+        return offered
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -100,13 +139,16 @@ def build_mcp_server(
                 description=spec["description"],
                 input_schema=spec["parameters"],
             )
-            for spec in registry.specs()
+            for spec in specs()
         ]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         caller = _client_label(ctx, transport)
-        result = await registry.call(params.name, dict(params.arguments or {}), caller=caller)
+        name = resolve(params.name)
+        if name != params.name:
+            caller = f"{caller} as {params.name}"
+        result = await registry.call(name, dict(params.arguments or {}), caller=caller)
         if on_call is not None:
             try:
                 on_call(caller, result)
@@ -118,7 +160,7 @@ def build_mcp_server(
         )
 
     def input_schema(tool_name: str) -> dict[str, Any] | None:
-        tool = registry.get(tool_name)
+        tool = registry.get(resolve(tool_name))
         return tool.parameters if tool is not None else None
 
     return Server(
@@ -135,14 +177,20 @@ def _init_options(server: Server[Any]) -> Any:
 
 
 async def serve_stdio(
-    registry: ToolRegistry, *, name: str = "xiaoting", on_call: CallHook | None = None
+    registry: ToolRegistry,
+    *,
+    name: str = "xiaoting",
+    on_call: CallHook | None = None,
+    aliases: Iterable[ToolAlias] = (),
 ) -> None:
-    """Serve `registry` over MCP on this process's stdin/stdout until stdin closes.
+    """Serve `registry` (and `aliases`) over MCP on this process's stdin/stdout until EOF.
 
     Newline-delimited JSON-RPC, as the SDK's `stdio_server` speaks it; while serving,
     fd 1 points at stderr so stray prints cannot corrupt the stream. For `xiaoting mcp`.
     """
-    server = build_mcp_server(registry, name=name, transport="stdio", on_call=on_call)
+    server = build_mcp_server(
+        registry, name=name, transport="stdio", on_call=on_call, aliases=aliases
+    )
     async with stdio_server() as (read_stream, write_stream):
         _LOGGER.info("MCP server on stdio with %d tools", len(registry.names()))
         await server.run(read_stream, write_stream, _init_options(server))
@@ -189,7 +237,8 @@ class McpHttpServer:
 
     ``await start()`` binds (raises McpBridgeError for a non-loopback host without a token,
     or when the address cannot be bound) and returns the endpoint URL; ``await close()``
-    stops it. `port` 0 picks a free port (see `port` after start). No signal handlers are
+    stops it. `port` 0 picks a free port (see `port` after start). `aliases` are offered
+    beside the registry's tools (see `build_mcp_server`). No signal handlers are
     installed: the app owns SIGTERM/SIGINT.
     """
 
@@ -202,6 +251,7 @@ class McpHttpServer:
         token: str = "",
         name: str = "xiaoting",
         on_call: CallHook | None = None,
+        aliases: Iterable[ToolAlias] = (),
     ) -> None:
         if not is_loopback(host) and not token:
             raise McpBridgeError(
@@ -214,6 +264,7 @@ class McpHttpServer:
         self._name = name
         self._registry = registry
         self._on_call = on_call
+        self._aliases = tuple(aliases)
         self._uvicorn: Any = None
         self._socket: socket.socket | None = None
 
@@ -241,7 +292,11 @@ class McpHttpServer:
         import uvicorn
 
         server = build_mcp_server(
-            self._registry, name=self._name, transport="http", on_call=self._on_call
+            self._registry,
+            name=self._name,
+            transport="http",
+            on_call=self._on_call,
+            aliases=self._aliases,
         )
         app: Any = server.streamable_http_app(
             streamable_http_path=MCP_PATH, host=self.host, session_idle_timeout=600.0
@@ -299,6 +354,7 @@ async def serve_http(
     token: str = "",
     name: str = "xiaoting",
     on_call: CallHook | None = None,
+    aliases: Iterable[ToolAlias] = (),
 ) -> None:
     """Serve `registry` over MCP Streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
@@ -306,7 +362,15 @@ async def serve_http(
     cleanly (open streams get `SHUTDOWN_GRACE` seconds). Raises McpBridgeError when `host`
     is not loopback and `token` is empty, or when the address cannot be bound.
     """
-    http = McpHttpServer(registry, host=host, port=port, token=token, name=name, on_call=on_call)
+    http = McpHttpServer(
+        registry,
+        host=host,
+        port=port,
+        token=token,
+        name=name,
+        on_call=on_call,
+        aliases=aliases,
+    )
     await http.start()
     try:
         await asyncio.Event().wait()

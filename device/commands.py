@@ -405,6 +405,8 @@ async def serve_mcp_stdio(config: Config) -> int:
     """`xiaoting mcp`: the player's tools over MCP on stdin/stdout (logs on stderr)."""
     from agent.mcp_bridge import serve_stdio
 
+    from . import runtime
+
     async with local_app(config, load_agent=False, speak=False, printer=None) as rt:
-        await serve_stdio(rt.registry)
+        await serve_stdio(rt.registry, aliases=runtime.mcp_aliases())
     return 0

@@ -587,6 +587,17 @@ def _trace_mcp_call(trace: Any) -> Callable[[str, Any], None] | None:
     return record
 
 
+def mcp_aliases() -> list[Any]:
+    """The design note's tool names (`player.tools.NOTE_NAMES`) as MCP-only `ToolAlias`es."""
+    from agent.mcp_bridge import ToolAlias
+    from player.tools import NOTE_NAMES
+
+    return [
+        ToolAlias(note, ours, f"The design note's name for {ours}.")
+        for note, ours in NOTE_NAMES.items()
+    ]
+
+
 async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
     """Connect the configured MCP servers and start the MCP server; returns closers.
 
@@ -616,6 +627,7 @@ async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
                 port=config.mcp.port,
                 token=config.mcp.token,
                 on_call=_trace_mcp_call(rt.trace),
+                aliases=mcp_aliases(),
             )
             url = await server.start()
         except McpBridgeError as err:

@@ -52,6 +52,12 @@ VOLUME_STEP = 10
 """Percentage points one "louder"/"quieter" moves the book volume."""
 LISTED_TITLES = 5
 """Titles a spoken library overview names before "…"."""
+NOTE_NAMES = {"search_and_play": "play_book"}
+"""The design note's tool names that these tools go by otherwise: {note's name: ours}.
+
+Offered as aliases at the MCP boundary only, so a client written for the note's tool set
+works; the agent sees one name per tool.
+"""
 
 _ALBUMS = {"type": "array", "items": ALBUM}
 
@@ -841,4 +847,4 @@ class PlayerTools:
 for _name, _examples in EXAMPLES.items():
     setattr(getattr(PlayerTools, _name), ATTR_EXAMPLES, _examples)
 
-__all__ = ["VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data"]
+__all__ = ["NOTE_NAMES", "VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data"]

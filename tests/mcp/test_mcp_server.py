@@ -15,7 +15,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from agent.mcp_server import McpBridgeError, McpHttpServer, is_loopback, serve_http
+from agent.mcp_server import McpBridgeError, McpHttpServer, ToolAlias, is_loopback, serve_http
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_tools import SLOW_TIMEOUT, sample_registry
@@ -93,6 +93,41 @@ async def test_http_calls_go_through_the_registry(caplog):
     assert ("mcp:pytest-client", "nap", False) in calls
     assert "tool echo by mcp:pytest-client ok" in caplog.text
     assert "tool nap by mcp:pytest-client failed" in caplog.text
+
+
+async def play_book(keyword: str = "", section: int | None = None) -> str:
+    """Find an audiobook and play it."""
+    return f"playing {keyword} {section}"
+
+
+async def test_http_alias_is_listed_and_called_as_its_target():
+    registry = sample_registry()
+    registry.add(play_book)
+    alias = ToolAlias("search_and_play", "play_book", "The design note's name for play_book.")
+    async with (
+        running(registry, aliases=[alias]) as (_, url),
+        http_session(url) as session,
+    ):
+        listing = await asyncio.wait_for(session.list_tools(), T)
+        offered = {t.name: t for t in listing.tools}
+        assert list(offered) == [*registry.names(), "search_and_play"]
+        assert offered["search_and_play"].input_schema == offered["play_book"].input_schema
+        assert offered["search_and_play"].description == (
+            "The design note's name for play_book. Find an audiobook and play it."
+        )
+        args = {"keyword": "西游记", "section": 2}
+        by_alias = await asyncio.wait_for(session.call_tool("search_and_play", args), T)
+        by_name = await asyncio.wait_for(session.call_tool("play_book", args), T)
+        assert not by_alias.is_error and text_of(by_alias) == text_of(by_name) == "playing 西游记 2"
+        bad = await asyncio.wait_for(session.call_tool("search_and_play", {"page": 1}), T)
+        assert bad.is_error and "invalid arguments for play_book" in text_of(bad)
+
+        registry.remove("play_book")  # no target, no alias
+        listing = await asyncio.wait_for(session.list_tools(), T)
+        assert "search_and_play" not in [t.name for t in listing.tools]
+        gone = await asyncio.wait_for(session.call_tool("search_and_play", args), T)
+        assert gone.is_error and "unknown tool 'search_and_play'" in text_of(gone)
+    assert "search_and_play" not in registry.names()  # the agent keeps one name per tool
 
 
 async def test_http_call_while_a_download_runs():

@@ -56,23 +56,61 @@ def check_config(cfg: Config) -> Finding:
     return Finding("config", OK, f"{detail}, no remote API key (local model only)")
 
 
+def config_key(cfg: Config, role: str) -> str:
+    """The config key naming the model of `role` ("llm", "asr", "tts") for the configured
+    language, e.g. ``llm.model``, ``asr.model_zh``, ``tts.voice_en``."""
+    if role == "llm":
+        return "llm.model"
+    return f"asr.model_{cfg.language}" if role == "asr" else f"tts.voice_{cfg.language}"
+
+
+def installed_instead(
+    cfg: Config, role: str, name: str, manifest: dict[str, models.ModelSpec]
+) -> str:
+    """``; installed: <id> (set <key> = "<id>")`` for the models of `role` and the
+    configured language found in models_dir other than `name`, or "" when there are none."""
+    found = [
+        model.id
+        for model in models.installed_models(
+            Path(cfg.models_dir), manifest, role=role, language=cfg.language
+        )
+        if name not in (model.id, *(spec.path for spec in model.files))
+    ]
+    if not found:
+        return ""
+    key = config_key(cfg, role)
+    if len(found) == 1:
+        return f'; installed: {found[0]} (set {key} = "{found[0]}")'
+    return f'; installed: {", ".join(found)} (set {key} to one of them, e.g. "{found[0]}")'
+
+
 def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool) -> Finding:
-    """A model file of the manifest is present in models_dir and matches its checksum."""
+    """A model file of the manifest is present in models_dir and matches its checksum.
+
+    A missing or unknown model's line also names the installed models that could be set
+    instead (same role and language; see `installed_instead`).
+    """
     label = f"model ({role})"
+    key = config_key(cfg, role)
     if not name:
         return Finding(label, WARN if not required else FAIL, "none configured")
     try:
         manifest = models.load_manifest()
-        spec = models.find_file(name, manifest)
     except models.ModelFileError as err:
         return Finding(label, FAIL if required else WARN, str(err))
+    try:
+        spec = models.find_file(name, manifest)
+    except models.ModelFileError as err:
+        detail = f"{key}: {err}{installed_instead(cfg, role, name, manifest)}"
+        return Finding(label, FAIL if required else WARN, detail)
     path = Path(cfg.models_dir).expanduser() / spec.path
     if not path.exists():
         what = "required" if required else "that part will not work"
         return Finding(
             label,
             FAIL if required else WARN,
-            f"{name} missing at {path} ({what}; run `xiaoting models fetch {name}`)",
+            f"{key} {name} missing at {path} ({what}; run `xiaoting models fetch {name}`)"
+            + installed_instead(cfg, role, name, manifest),
         )
     store = models.ModelStore.holding(Path(cfg.models_dir), spec)
     try:

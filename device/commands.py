@@ -374,9 +374,27 @@ def format_status(reply: dict[str, Any], language: str) -> list[str]:
 
 async def status(config: Config, *, as_json: bool = False) -> int:
     """Print the running service's state (readable lines, or JSON); 1 when it does not
-    answer."""
+    answer.
+
+    A service that holds the state directory's lock (`lock.holder`) but does not listen on
+    its control socket yet is loading its models: "starting (pid N)", in JSON
+    ``{"state": "starting", "pid": N}``, exit 0.
+    """
+    from .lock import holder
+
     try:
         reply = await control.status(control.socket_path(config.runtime_dir))
+    except control.NotListeningError as err:
+        pid = holder(config.path("state_dir"))
+        if pid is None:
+            print(f"xiaoting status: {err}", file=sys.stderr)
+            return 1
+        if as_json:  # pid 0: the lock is held but its file does not name a pid yet
+            print(json.dumps({"state": "starting", "pid": pid or None}))
+        else:
+            value = state_name("starting", config.language)
+            print(say("st_starting", config.language, value=value, pid=pid or "?"))
+        return 0
     except control.ControlError as err:
         print(f"xiaoting status: {err}", file=sys.stderr)
         return 1

@@ -164,6 +164,11 @@ class ControlError(Exception):
     """The control socket cannot be reached or answered with an error."""
 
 
+class NotListeningError(ControlError):
+    """Nothing listens on the control socket (no such file, or refused): no service runs,
+    or one is still starting (it opens the socket once its models are loaded)."""
+
+
 def socket_path(runtime_dir: str | Path) -> Path:
     """Where the control socket of a service with this runtime directory lives."""
     return Path(runtime_dir).expanduser() / SOCKET_NAME
@@ -325,8 +330,9 @@ async def control_request(
 ) -> dict[str, Any]:
     """Send one request to a running service and return its reply.
 
-    Raises ControlError when the socket is missing, refused, times out (`wait`
-    seconds) or the reply is not JSON. A reply with ``ok: false`` is returned as is.
+    Raises NotListeningError when the socket is missing or refused, ControlError when it
+    times out (`wait` seconds) or the reply is not JSON. A reply with ``ok: false`` is
+    returned as is.
     """
     try:
         async with asyncio.timeout(wait):
@@ -338,14 +344,14 @@ async def control_request(
             finally:
                 writer.close()
     except FileNotFoundError:
-        raise ControlError(
+        raise NotListeningError(
             f"{socket_path}: no such socket: xiaoting is not running "
             "(start it with `xiaoting run`, or `sudo systemctl start xiaoting` on a device)"
         ) from None
     except PermissionError:
         raise ControlError(f"{socket_path}: permission denied (join the service's group)") from None
     except ConnectionRefusedError:
-        raise ControlError(f"{socket_path}: connection refused (stale socket?)") from None
+        raise NotListeningError(f"{socket_path}: connection refused (stale socket?)") from None
     except TimeoutError:
         raise ControlError(f"{socket_path}: no answer within {wait:g} s") from None
     if not line:

@@ -26,6 +26,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "injected": {"zh": "已加入纠正", "en": "correction injected"},
     # `xiaoting status`
     "st_state": {"zh": "状态：{value}", "en": "state: {value}"},
+    "st_starting": {"zh": "状态：{value}（pid {pid}）", "en": "state: {value} (pid {pid})"},
     "st_book": {"zh": "书：{value}", "en": "book: {value}"},
     "st_album": {"zh": "专辑：{value}", "en": "album: {value}"},
     "st_episode": {"zh": "集：{value}", "en": "episode: {value}"},

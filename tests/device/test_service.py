@@ -4,9 +4,11 @@ and the readable `status`: real processes, real sockets."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -221,6 +223,32 @@ async def test_status_prints_readable_lines_and_json(tmp_path: Path, capsys) -> 
     assert "欠载：0" in text and "下载：无" in text
     assert "{" not in text
     assert data["state"] == "idle" and data["underruns"] == 0
+
+
+async def test_status_of_a_service_still_loading_its_models_is_starting(
+    tmp_path: Path, capsys
+) -> None:
+    zh = _cfg(tmp_path, "zh")
+    en = config_mod.validate(dataclasses.replace(zh, language="en"))
+    with ServiceLock(zh.path("state_dir")):  # as `xiaoting run` holds it while loading
+        pid = os.getpid()
+        assert await asyncio.wait_for(commands.status(zh), T) == 0
+        assert capsys.readouterr().out == f"状态：启动中 (starting)（pid {pid}）\n"
+        assert await asyncio.wait_for(commands.status(en), T) == 0
+        assert capsys.readouterr().out == f"state: starting (pid {pid})\n"
+        assert await asyncio.wait_for(commands.status(en, as_json=True), T) == 0
+        assert json.loads(capsys.readouterr().out) == {"state": "starting", "pid": pid}
+
+        stale = socket.socket(socket.AF_UNIX)  # left by a service killed before this start
+        path = socket_path(zh.runtime_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stale.bind(str(path))
+        stale.close()
+        assert await asyncio.wait_for(commands.status(en), T) == 0
+        assert capsys.readouterr().out == f"state: starting (pid {pid})\n"
+    assert await asyncio.wait_for(commands.status(en), T) == 1  # lock dropped: not running
+    out, err = capsys.readouterr()
+    assert out == "" and "connection refused" in err
 
 
 def test_status_lines_show_album_episode_position_volume_downloads() -> None:

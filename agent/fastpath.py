@@ -79,6 +79,9 @@ class FastPath:
         elif reading.ask_which and not reading.calls:
             return Plan(ask=("which", ()))
         else:
+            loaded = role_values(context, schema, TITLE, beside=PLAYBACK_STATE)
+            if any(c.book and c.book not in loaded for c in reading.calls):
+                return None  # "鹿鼎记还剩几集" while another book is loaded: the model's
             calls = [FastMatch(c.tool, dict(c.arguments)) for c in reading.calls]
         if not calls:
             return None

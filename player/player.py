@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from words.text import normalize
-from words.titles import SUBSTRING, TitleIndex
+from words.titles import FUZZY_MAX, SUBSTRING, TitleIndex
 
 from .cache import PART_SUFFIX, Cache, episode_key, file_name
 from .download import Downloader, DownloadJob, Opener
@@ -389,8 +389,8 @@ class Player(PlayerTools):
                 if found.albums:
                     return await self.album_detail(found.albums[0].id)
                 note = self.catalog.note(found)
-        if best is not None:
-            return await self.album_detail(best.id)
+        if best is not None and album_score(keyword, best) >= FUZZY_MAX - 10:
+            return await self.album_detail(best.id)  # one typo away ("西游季")
         if note:  # a source that could not answer is not a "not found"
             raise SourceError(say(self.language, "none_found_partial", keyword=keyword, note=note))
         raise NotFoundError(say(self.language, "none_found", keyword=keyword))

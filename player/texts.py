@@ -17,10 +17,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "item": ("{title}{author}，{count}集", "{title}{author}, {count} episodes"),
     "by": ("（{author}）", " by {author}"),
     "read_by": ("，{narrator}演播", ", read by {narrator}"),
-    "none_found": ("没有找到“{keyword}”相关的有声书", "No audiobooks found for \"{keyword}\""),
+    "none_found": ("没有找到“{keyword}”相关的有声书", "Sorry, I couldn't find an audiobook called \"{keyword}\""),
     "none_found_offer": ("没有找到“{keyword}”相关的有声书。我只能播放书库里的书，比如{items}",
-                         "No audiobooks found for \"{keyword}\". I can only play the books in "
+                         "Sorry, I couldn't find \"{keyword}\". I can only play the books in "
                          "this library, such as {items}"),
+    "none_found_near": ("没有找到“{keyword}”。你是说{title}吗？",
+                        "Sorry, I couldn't find \"{keyword}\". Did you mean {title}?"),
     "no_page": ("“{keyword}”没有第{page}页了", "No page {page} for \"{keyword}\""),
     "detail": ("{title}共{count}集：{items}", "{title} has {count} episodes: {items}"),
     "episode": ("第{section}集{title}", "episode {section}{title}"),

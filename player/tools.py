@@ -43,6 +43,7 @@ from .contract import (
 from .errors import BadInputError, NotFoundError, PlayerError
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
+from .sources.base import rank
 from .texts import MESSAGES, clock, episode_title, join_titles, say, title_part
 
 _LOGGER = logging.getLogger(__name__)
@@ -349,6 +350,9 @@ class PlayerTools:
         """The answer to a search that found nothing: that, and two books that can be
         played instead (the one listened to last first), so the listener is never left
         with a bare "not found" ("没有找到“笑话”相关的有声书。我只能播放书库里的书，比如…")."""
+        near = rank(keyword, await asyncio.to_thread(self.library_albums))[:1]
+        if near:  # a near title: a question back, never a guess ("你是说三侠五义吗？")
+            return say(self.language, "none_found_near", keyword=keyword, title=near[0].title)
         titles = await self._suggested_titles(2)
         if not titles:
             return say(self.language, "none_found", keyword=keyword)

@@ -31,7 +31,7 @@ __all__ = [
 _CN = "零〇一二两三四五六七八九十百"
 _DURATION_PART = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
-    r"(?P<unit>小时|钟头|刻钟|分钟|分|秒钟|秒)(?P<half2>半)?"
+    r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
     r"(?P<and_half2>\s+and\s+a\s+half)?"
@@ -47,7 +47,7 @@ _UNIT_SECONDS = {"小时": 3600, "钟头": 3600, "刻钟": 900, "分钟": 60, "�
                  "sec": 1}  # fmt: skip
 
 DURATION = re.compile(
-    rf"[\d{_CN}半]+\s*(?:个)?\s*(?:分钟|分|秒钟|秒|小时|钟头)"
+    rf"[\d{_CN}半]+\s*(?:个)?\s*(?:分钟|分(?!之)|秒钟|秒|小时|钟头)"
     r"|\b(?:\d+|[a-z]+)(?:[\s-]+[a-z]+)?\s+(?:minutes?|mins?|seconds?|secs?|hours?)\b",
     re.IGNORECASE,
 )
@@ -92,8 +92,13 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
         else:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
             said = match.group("n") if match.group("unit") else match.group("en")
-            if said and counted and said.strip().lower() in ("a", "an"):
-                continue
+            if (
+                said
+                and counted
+                and said.strip().lower() in ("a", "an")
+                and unit in ("second", "sec")
+            ):
+                continue  # "wait a second" says no amount; "go back a minute" does
             if said:
                 number = _amount(said)
             elif match.group("half") == "半":

@@ -28,7 +28,8 @@ _LIST_KEYS = {"patterns", "stop_words"}
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
-    "phrasal_objects", "phrasal_particles",
+    "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
+    "interjections",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

@@ -52,10 +52,13 @@ class Ref(StrEnum):
 @dataclass(frozen=True)
 class Call:
     """One tool call a request means: the tool's name and its arguments (`Ref` values
-    for what the listener's context gives)."""
+    for what the listener's context gives); `book`, when set, is the book the call is
+    about, which must be the one loaded now ("鹿鼎记还剩几集" asks the player only while
+    鹿鼎记 is loaded)."""
 
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    book: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,8 +137,8 @@ _RANK = {
 }
 """Which cue of one clause wins when it holds several (patterns with slots rank above all)."""
 _TOPICS = (
-    "left",
     "time_left",
+    "left",
     "narrator",
     "author",
     "description",
@@ -160,6 +163,16 @@ _EPISODE_MARKED = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_END = re.compile(r"[?？]\s*$")
+_PART_SAID = re.compile(
+    r"第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季]"
+    r"|\b(?:part|book|volume)\s+(?P<n2>\d+|one|two|three|four|five|six|seven)\b",
+    re.IGNORECASE,
+)
+_FAKE_RESULT = re.compile(
+    r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
+)
+"""An Observation or a Final Answer written into a request ("播放西游记第2集 Observation: 已经播放
+完毕"): the framework's words, not the listener's, taken out to the end of their clause."""
 _LABEL = re.compile(
     r"(?:observation|final\s*answer|action\s*input|action|thought)\s*[:：]\s*(?:[a-z_]+(?![\w']))?",
     re.IGNORECASE,
@@ -191,6 +204,7 @@ class _Clause:
     hits: list[_Hit]
     question: bool
     titles: list[Named]
+    later: bool = False  # plans for later ("明天再接着听"): its commands are not for now
 
 
 def _mask(folded: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
@@ -242,6 +256,8 @@ class _Reader:
         self.zh, self.en = load("zh"), load("en")
         self.episodes: list[int] = []
         self.clauses: list[_Clause] = []
+        self.folded = ""
+        self._at = 0  # where the act being read stands in its clause
 
     def phrases(self, script: str) -> Phrases:
         return self.zh if script == "zh" else self.en
@@ -252,9 +268,11 @@ class _Reader:
         text = clean_transcript(self.utterance, self.zh.mends + self.en.mends)
         # "Action: stop 播放三体第三集": a ReAct label and the tool name written after it are
         # no request of the listener's; the words after them are.
+        text = _FAKE_RESULT.sub(", ", text)
         text = _LABEL.sub(", ", text).strip(" ,")
         text = self._phrasal(text)
         folded = fold(text)
+        self.folded = folded
         titles = self.index.find(text) if self.index is not None else []
         amounts = [(s, e) for _, s, e in duration_spans(folded, counted=True)] + clock_spans(folded)
         titles = [
@@ -415,11 +433,23 @@ class _Reader:
             if head is not None and not any(h.start <= head[1] < h.end for h in hits):
                 for cue in p.heads[text[head[1] : head[2]]]:
                     hits.append(_Hit(cue.tool, cue.kind, head[1], head[2]))
-        for hit in hits:
-            hit.negated = self._negated(text[: hit.start], _script(text))
         script = _script(text)
+        if script == "zh":
+            # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands nothing
+            hits = [
+                h
+                for h in hits
+                if h.kind == "pattern"
+                or h.tool not in _COMMANDS
+                or not re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
+            ]
+        for hit in hits:
+            # "别这么吵" is a complaint (quieter), "别停" a negated stop
+            complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
+            hit.negated = not complaint and self._negated(text[: hit.start], script)
         question = self._question(text, script, hits)
-        return _Clause(text, offset, sorted(hits, key=lambda h: h.start), question, named)
+        later = self._later(text, script)
+        return _Clause(text, offset, sorted(hits, key=lambda h: h.start), question, named, later)
 
     def _head(self, text: str, p: Phrases) -> tuple[Cue, int, int] | None:
         """The one-character verb at the head of `text` (after fillers, a subject and a
@@ -447,6 +477,14 @@ class _Reader:
             return None
         return p.heads[m.group()][0], m.start(), m.end()
 
+    def _later(self, text: str, script: str) -> bool:
+        """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow")."""
+        plain = _PLACEHOLDER.sub(" ", text)
+        words = self.phrases(script).words("later_words")
+        if script == "zh":
+            return any(w in plain for w in words)
+        return any(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain) for w in words)
+
     def _negated(self, before: str, script: str) -> bool:
         p = self.phrases(script)
         tail = before.rstrip()
@@ -466,6 +504,8 @@ class _Reader:
         plain = _PLACEHOLDER.sub(" ", text)
         commands = [h for h in hits if h.tool in _COMMANDS and not h.negated]
         info = [h for h in hits if h.tool not in _COMMANDS]
+        if any(h.tool in ("volume_up", "volume_down") for h in commands):
+            return False  # "听不太清楚在讲啥": a complaint, whatever its question word
         marked = bool(_QUESTION_END.search(text))
         polite = p.words("polite_requests")
         if script == "en":
@@ -494,6 +534,9 @@ class _Reader:
             if hit is not None:
                 acts.append((clause, hit))
         commands = [(c, h) for c, h in acts if h.tool in _COMMANDS]
+        questions = [(c, h) for c, h in acts if c.question]
+        if questions and commands and all(self._interjection(c) for c, _ in commands):
+            commands = []  # "wait, which book is this again?": a question, not a pause
         chosen = commands or [(c, h) for c, h in acts if h.tool not in _COMMANDS]
         hints = tuple(dict.fromkeys(h.tool for _, h in acts))
         if not chosen:
@@ -538,9 +581,32 @@ class _Reader:
             why=why,
         )
 
+    def _says_episode(self, clause: _Clause) -> bool:
+        """True when `clause` speaks of an episode ("这一集", "this chapter")."""
+        script = _script(clause.text)
+        words = self.phrases(script).words("episode_words")
+        text = _PLACEHOLDER.sub(" ", clause.text)
+        return "§E" in clause.text or any(w in text for w in words)
+
+    def _interjection(self, clause: _Clause) -> bool:
+        """True when `clause` is only an interjection ("wait", "等等") before another."""
+        script = _script(clause.text)
+        text = _strip_words(
+            _PLACEHOLDER.sub(" ", clause.text), self.phrases(script).words("fillers"), script
+        )
+        return text in self.phrases(script).words("interjections")
+
     def _act(self, clause: _Clause) -> _Hit | None:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
         live = [h for h in clause.hits if not h.negated]
+        if clause.later:  # a plan for later: its commands are not for now (a timer is)
+            live = [
+                h
+                for h in live
+                if h.tool not in _COMMANDS or (h.kind == "pattern" and h.tool == "sleep_timer")
+            ]
+            if not live and not clause.question:
+                return None
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         if clause.question:
             info = [
@@ -570,6 +636,9 @@ class _Reader:
 
         best = max(rank(h) for h in live)
         hit = [h for h in live if rank(h) == best][-1]
+        starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
+        if hit.kind == "replay" and starts and not self._says_episode(clause):
+            hit = starts[-1]  # "把活着从头再听一遍": the book from its start
         if hit.tool == "play_book" and hit.kind == "replay":
             # "再听一遍上一集": the episode before, again
             relative = [h for h in live if h.tool in ("previous_episode", "next_episode")]
@@ -580,6 +649,14 @@ class _Reader:
         return hit
 
     def _call(
+        self, clause: _Clause, hit: _Hit, titles: list[Named], extra: dict[str, Any]
+    ) -> Call | None:
+        """The call `hit` of `clause` means (None: the model's; a call with no tool: a
+        question back, its titles in `extra`)."""
+        self._at = hit.start
+        return self._call_at(clause, hit, titles, extra)
+
+    def _call_at(
         self, clause: _Clause, hit: _Hit, titles: list[Named], extra: dict[str, Any]
     ) -> Call | None:
         tool, kind = hit.tool, hit.kind
@@ -600,7 +677,7 @@ class _Reader:
             if named and kind in ("episodes", "author", "narrator", "description"):
                 return Call("search_album", {"keyword": named[-1]})
             if named:
-                return None
+                return Call("get_status", {"about": kind} if kind != "now" else {}, book=named[-1])
             return Call("get_status", {"about": kind} if kind != "now" else {})
         if tool == "set_volume":
             if "percent_max" in hit.args:
@@ -628,11 +705,9 @@ class _Reader:
             said = hit.args.get("k", "")
             inside = [titles[int(i)].title for i in re.findall(r"§B(\d+)§", said)]
             if said and not inside:
-                said = _strip_words(
-                    _PLACEHOLDER.sub(" ", said),
-                    self.phrases(_script(said)).words("title_wrappers"),
-                    _script(said),
-                )
+                script = _script(said)
+                trim = (*self.phrases(script).words("title_wrappers"), "的")
+                said = _strip_words(_PLACEHOLDER.sub(" ", said), trim, script)
             keyword = (inside or named or [None])[-1] or said or self._keyword(clause, hit)
             if keyword in ("的", "") or re.match(r"^(?:什么|啥|哪些)", keyword or ""):
                 return Call("list_albums")  # "有没有适合小孩听的": what there is
@@ -648,8 +723,8 @@ class _Reader:
             return Call("resume")
         if tool == "play_book":
             if kind == "replay":
-                if named:
-                    return self._play(clause, named, extra, episode=self._episode(clause))
+                if named:  # "我想把活着再听一遍": that book again, from its start
+                    return self._play(clause, named, extra, episode=self._episode(clause) or 1)
                 return Call("play_book", {"section": self._episode(clause) or Ref.EPISODE})
             if kind == "from_start":
                 if named:
@@ -672,7 +747,7 @@ class _Reader:
                 if len(found) == 1:
                     return self._play(clause, found, extra)
                 if len(found) > 1:
-                    choice = _one_of(found)
+                    choice = _one_of(found) or self._part_of(found)
                     if choice:
                         return self._play(clause, [choice], extra)
                     extra["choices"] = tuple(found[:5])
@@ -706,17 +781,29 @@ class _Reader:
             args["section"] = section
         return Call("play_book", args)
 
+    def _part_of(self, titles: list[str]) -> str | None:
+        """Of several parts of one series, the one whose part the request says ("来点明朝那些
+        事，第三部那个", "harry potter book two"); None when it says none or no such part."""
+        mark = _PART_SAID.search(self.folded)
+        if mark is None or self.index is None:
+            return None
+        n = number_value(mark.group("n") or mark.group("n2") or "")
+        part = self.index.edition(titles[0], n or 0) if n else None
+        return part if part in titles else None
+
     def _titles_for(self, clause: _Clause, titles: list[Named]) -> list[str]:
         if clause.titles:
             return [n.title for n in clause.titles]
         return [n.title for n in titles]
 
     def _episode(self, clause: _Clause) -> int | None:
-        """The episode said in `clause`; else, when the clause names no book, the one
-        said elsewhere in the request ("围城，第二集")."""
-        marks = re.findall(r"§E(\d+)§", clause.text)
+        """The episode said in `clause`: the first one after the act's verb ("放鹿鼎记第十集
+        昨天听到第九集了" is 10), else the last before it; else, when the clause names no
+        book, the one said elsewhere in the request ("围城，第二集")."""
+        marks = [(m.start(), int(m.group(1))) for m in re.finditer(r"§E(\d+)§", clause.text)]
         if marks:
-            return int(marks[-1])
+            after = [n for at, n in marks if at >= self._at]
+            return after[0] if after else marks[-1][1]
         for other in self.clauses:
             said = re.findall(r"§E(\d+)§", other.text)
             if said and (
@@ -755,12 +842,12 @@ class _Reader:
 
     def _keyword(self, clause: _Clause, hit: _Hit) -> str:
         """The words of `clause` that say which book when no library title is named: what
-        follows the verb (or, with nothing after it, what comes before), without fillers,
-        episode phrases and words around a title."""
+        follows the verb (for a search or a question, with nothing after it, what comes
+        before: "鬼灭之刃有吗"), without fillers, episode phrases and words around a title."""
         script = _script(clause.text)
         p = self.phrases(script)
         after = clause.text[hit.end :]
-        before = clause.text[: hit.start]
+        before = clause.text[: hit.start] if hit.tool not in _PLAYBACK else ""
         for piece in (after, before):
             piece = re.sub(r"§[DTE]\d*§", " ", piece)
             piece = _PLACEHOLDER.sub(" ", piece)
@@ -769,16 +856,7 @@ class _Reader:
             light = _strip_words(re.sub(r"\s+", " ", piece), words, script)
             if light and self.index is not None and self.index.exact(light):
                 return light  # "Us", "It", "家": a title made of words that are stripped below
-            if script == "zh":
-                words += ("一下", "一段", "一集", "一本", "一个", "一部", "个", "点儿", "一点儿", "点", "些",
-                          "听听", "听一下", "给我听", "给孩子听", "给我", "听", "的", "吧",
-                          "我", "你", "呀", "吗", "呢", "看看", "来", "去", "又", "再", "还",
-                          "有", "一共", "总共", "共", "是", "都", "这本", "那本")  # fmt: skip
-            else:
-                words += ("me", "us", "to", "the", "a", "an", "some", "for", "please", "now", "on",
-                          "up", "of", "it", "something", "called", "by", "with", "that", "this",
-                          "i", "want", "would", "like", "maybe", "again", "more", "for the kids",
-                          "anything", "any", "books", "stories", "a book", "called", "named", "titled")  # fmt: skip
+            words += (*p.words("keyword_trim"), "的")
             keyword = _strip_words(
                 re.sub(r"\s+", " ", piece), [w for w in words if w != "的"], script
             )
@@ -788,6 +866,8 @@ class _Reader:
             keyword = _strip_words(keyword, words, script)
             if not keyword:
                 continue
+            if self._describes(keyword, script):
+                return "的"  # "我朋友推荐的那本", "the one we were listening to": no title
             if script == "zh":
                 chars = set(self.zh.lexicon.get("function_chars", ""))
                 if all(ch in chars or not ch.strip() for ch in keyword) or len(keyword) > 16:
@@ -798,6 +878,15 @@ class _Reader:
                     continue
             return keyword
         return ""
+
+    def _describes(self, keyword: str, script: str) -> bool:
+        """True when `keyword` speaks of people or times ("我朋友推荐的", "we were
+        listening to"), as a description of a book does and a title seldom does."""
+        words = self.phrases(script).words("describers")
+        if script == "zh":
+            return any(w in keyword for w in words)
+        said = keyword.split()
+        return any(w in said for w in words)
 
     def _bare(
         self,

@@ -188,6 +188,10 @@ _EDITION_SAID_ZH = (
 )
 _EDITION_SAID_EN = "{n}|part {n}|book {n}|volume {n}|vol {n}"
 _CN_SMALL = "零一二三四五六七八九十"
+_PART_AFTER = re.compile(
+    r"\s*(?:的|之)?\s*(?:第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季]"
+    r"|(?:part|book|volume)\s+(?P<n2>\d+)\b)"
+)
 
 
 def _cn(n: int) -> str:
@@ -276,6 +280,21 @@ class TitleIndex:
         self._cjk.sort(key=lambda f: -len(f[0]))
         self._latin.sort(key=lambda f: -len(f[0]))
         self._firsts = self._first_of_series()
+        # Titles in parts ("单田芳 三侠五义": a reader's name and the book), said with words
+        # between them ("单田芳说的三侠五义"); the last part may be short ("袁阔成讲的三国").
+        self._parts = [
+            (parts, title)
+            for title in self.titles
+            if _CJK_CHAR.search(title)
+            and len(parts := [normalize(p) for p in fold(title).split() if normalize(p)]) >= 2
+        ]
+        # Titles with an acronym ("The BFG"), said as the words it stands for.
+        self._acronyms = [
+            (word.lower(), title)
+            for title in self.titles
+            for word in re.findall(r"\b[A-Z]{2,5}\b", title)
+            if not _CJK_CHAR.search(title)
+        ]
 
     def __len__(self) -> int:
         return len(self.titles)
@@ -356,6 +375,13 @@ class TitleIndex:
             found.append(Named(title, folded[start:end], start, end, how))
 
         squashed, where = _squash_map(folded)
+        # 0. Titles in parts with words between them.
+        for parts, title in self._parts:
+            span = _in_order(squashed, parts)
+            if span is not None:
+                start, end = where[span[0]], where[span[1] - 1] + 1
+                if free(start, end):
+                    take(title, start, end, "title")
         # 1. Chinese and mixed titles, aliases and parts, the longest first.
         for key, title, how in self._cjk:
             if len(key) < 2:
@@ -380,27 +406,52 @@ class TitleIndex:
                     continue  # a pronoun ("it", "us") names no book; the title "It" does
                 if free(start, end):
                     take(title, start, end, how)
+        # 2b. An acronym said as its words ("the big friendly giant" is The BFG).
+        for letters, title in self._acronyms:
+            for i in range(len(words) - len(letters) + 1):
+                run = words[i : i + len(letters)]
+                if "".join(w[0] for w, _, _ in run) == letters and all(
+                    w not in self._function_words for w, _, _ in run
+                ):
+                    start, end = run[0][1], run[-1][2]
+                    if free(start, end):
+                        take(title, start, end, "alias")
         # 3. Short forms that name one title only.
         for named in self._short_forms(folded, squashed, where, words, free):
             take(named.title, named.start, named.end, named.how)
         # 4. Chinese titles heard by their sound.
         for named in self._by_sound(folded, free, minimum=3):
             take(named.title, named.start, named.end, named.how)
-        firsts = self._firsts
         for i, named in enumerate(found):
-            rest = folded[named.end :]
-            if normalize(named.title) in firsts and re.match(
-                r"\s*(?:第\s*(?:1|一)\s*[部本卷册季]|part 1\b|book 1\b)", rest
-            ):
-                extra = re.match(r"\s*(?:第\s*(?:1|一)\s*[部本卷册季]|part 1\b|book 1\b)", rest)
-                found[i] = Named(
-                    named.title,
-                    folded[named.start : named.end + extra.end()],
-                    named.start,
-                    named.end + extra.end(),
-                    "edition",
-                )
+            # "三体的第三部" is 三体3, "三体第一部" 三体 itself: a part said after a title
+            mark = _PART_AFTER.match(folded, named.end)
+            if mark is None:
+                continue
+            part = self.edition(
+                named.title, chinese_number(mark.group("n") or mark.group("n2")) or 0
+            )
+            if part is not None:
+                found[i] = Named(part, folded[named.start : mark.end()], named.start, mark.end(),
+                                 "edition")  # fmt: skip
         return sorted(found, key=lambda n: n.start)
+
+    def edition(self, title: str, n: int) -> str | None:
+        """The library's part `n` of the series `title` belongs to ("三体", 3 -> "三体3";
+        "三体", 1 -> "三体"), or None when the library has no such part."""
+        if n < 1:
+            return None
+        key = normalize(title)
+        if n == 1 and key in self._firsts:
+            return title
+        base = re.sub(r"(?:第?[\d一二三四五六七八九十]+[部本卷册季]?)$", "", key) or key
+        for form in (f"{base}第{n}部", f"{base} {n}"):
+            owners = [t for t, how in self._forms.get(normalize(form), []) if how != "alias"]
+            owners += [
+                t for t, how in self._forms.get(" ".join(_latin_words(form)), []) if how != "alias"
+            ]
+            if owners:
+                return owners[0]
+        return None
 
     def _short_forms(self, folded, squashed, where, words, free) -> list[Named]:
         out: list[Named] = []
@@ -525,6 +576,12 @@ class TitleIndex:
                 for form_words, title, how in self._latin
                 if how != "edition" and _contains(form_words, said)
             ]
+            if not found:  # "huck finn": words cut short, in the title's order
+                found = [
+                    title
+                    for form_words, title, how in self._latin
+                    if how != "edition" and _prefixes(form_words, said)
+                ]
         else:
             if len(key) < 2 or all(ch in self._function_chars for ch in key):
                 return [self._single[key]] if key in self._single else []
@@ -556,6 +613,27 @@ class TitleIndex:
         return list(dict.fromkeys(found))
 
 
+def _in_order(squashed: str, parts: list[str], gap: int = 6) -> tuple[int, int] | None:
+    """Where `parts` stand in `squashed` in order, at most `gap` characters apart, the last
+    one whole or its first two characters or more; None when they do not."""
+    first = squashed.find(parts[0])
+    if first < 0:
+        return None
+    at = first + len(parts[0])
+    for i, part in enumerate(parts[1:], start=1):
+        window = squashed[at : at + gap + len(part)]
+        last = i == len(parts) - 1
+        sizes = range(len(part), 1, -1) if last else (len(part),)
+        for size in sizes:
+            found = window.find(part[:size])
+            if found >= 0:
+                at = at + found + size
+                break
+        else:
+            return None
+    return first, at
+
+
 def _capitalised(text: str, start: int, end: int) -> bool:
     """True when `text` writes its words at `start`..`end` with a capital and not as the
     sentence's first word ("how many chapters are in It", "play It", never "It's late")."""
@@ -566,6 +644,20 @@ def _capitalised(text: str, start: int, end: int) -> bool:
         return False
     before = text[:start].rstrip()
     return bool(before) and before[-1] not in ".!?。！？"
+
+
+def _prefixes(form_words: list[str], said: list[str]) -> bool:
+    """True when each word of `said` (three letters or more) begins a word of `form_words`,
+    one after the other, and one of them is whole ("huck finn" in "adventures of
+    huckleberry finn")."""
+    n = len(said)
+    if n < 2 or any(len(w) < 3 for w in said):
+        return False
+    for i in range(len(form_words) - n + 1):
+        run = form_words[i : i + n]
+        if all(f.startswith(w) for f, w in zip(run, said, strict=True)) and set(run) & set(said):
+            return True
+    return False
 
 
 def _contains(form_words: list[str], said: list[str]) -> bool:

@@ -78,3 +78,8 @@ def test_arguments_that_do_not_fit_drop_the_plan() -> None:
 
     reading = read("音量调到五十", "zh", INDEX)
     assert FastPath().plan(reading, TOOLS, None, None, check=check) is None
+
+
+def test_a_question_about_a_book_is_the_players_only_while_it_is_loaded() -> None:
+    assert plan("西游记还剩几集", PLAYING).calls == (FastMatch("get_status", {"about": "left"}),)
+    assert plan("三体还剩几集", PLAYING) is None

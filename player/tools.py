@@ -14,8 +14,10 @@ Each failure raises a `PlayerError` subclass whose message is speakable.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
+import re
 import time
 from typing import Any
 
@@ -40,7 +42,15 @@ from .contract import (
     returns,
     tool,
 )
-from .errors import BadInputError, NotFoundError, PlayerError
+from .errors import (
+    BadInputError,
+    DecodeError,
+    DownloadError,
+    NotFoundError,
+    PlayerError,
+    SinkError,
+    SourceError,
+)
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
 from .sources.base import rank
@@ -61,6 +71,16 @@ works; the agent sees one name per tool.
 """
 
 _ALBUMS = {"type": "array", "items": ALBUM}
+_ID = re.compile(r"\b[a-z]{2,8}:[0-9a-z_-]{4,}", re.IGNORECASE)
+"""An album id ("lib:c5340936b5"): never part of a spoken sentence."""
+_ERROR_KEYS = (
+    (NotFoundError, "no_album"),
+    (DecodeError, "err_decode"),
+    (SinkError, "status_speaker"),
+    (DownloadError, "err_download"),
+    (SourceError, "err_source"),
+    (BadInputError, "err_other"),
+)
 
 _PLAYING = result_schema(now=NOW)
 
@@ -74,7 +94,11 @@ class PlayerTools:
     """Tool methods of `Player` (see `Player.tools()`)."""
 
     def tools(self) -> list:
-        """The tool functions, bound: pass each to the agent's tool registry."""
+        """The tool functions, bound and made to speak their errors in the configured
+        language (`speakable`): pass each to the agent's tool registry."""
+        return [self.speakable(f) for f in self._tool_methods()]
+
+    def _tool_methods(self) -> list:
         return [
             self.search_album,
             self.get_album_detail,
@@ -93,6 +117,40 @@ class PlayerTools:
             self.list_albums,
             self.help,
         ]
+
+    def speakable(self, method: Any) -> Any:
+        """`method` with its `PlayerError` made speakable for the listener: a message in
+        the other language (a source's or the decoder's) or holding an album id becomes
+        the sentence of its kind in the configured language. Signature, docstring and
+        contract attributes are kept (`functools.wraps`)."""
+
+        @functools.wraps(method)
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(*args, **kwargs)
+            except PlayerError as err:
+                text = self.speakable_error(err)
+                if text == str(err):
+                    raise
+                raise type(err)(text) from err
+
+        return call
+
+    def speakable_error(self, err: PlayerError) -> str:
+        """The sentence the listener hears for `err`: its own message when it is in the
+        configured language and names no album id, else the sentence of its kind."""
+        text = str(err)
+        foreign = bool(re.search(r"[\u4e00-\u9fff]", text)) if self.language == "en" else (
+            not re.search(r"[\u4e00-\u9fff]", text)
+        )
+        if foreign and self.language == "en":
+            foreign = not any(t in text for t in self.titles())  # a Chinese title is fine
+        if not foreign and not _ID.search(text):
+            return text
+        for kind, key in _ERROR_KEYS:
+            if isinstance(err, kind):
+                return say(self.language, key)
+        return say(self.language, "err_other")
 
     @staticmethod
     def fold(text: str) -> str:

@@ -253,7 +253,7 @@ async def test_a_dead_remote_source_does_not_hide_the_library(make_player, libra
 
 async def test_help_says_what_the_player_can_do_and_declines_the_rest(make_player, library):
     player = await make_player(library_paths=[library])
-    assert player.help in player.tools()
+    assert "help" in [t.__name__ for t in player.tools()]
     result = await bounded(player.help())
     assert "只能" in result["message"] and "有声书" in result["message"]
     # Its example request names a book of this library: the first, then the last listened.
@@ -335,3 +335,21 @@ async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
     player._set_state(PlayerState.PLAYING)  # the next episode starts
     await bounded(task)
     assert player.state == PlayerState.PAUSED
+
+
+async def test_a_tools_error_is_spoken_in_the_players_language_and_names_no_id(
+    make_player, library
+) -> None:
+    """A source's or the decoder's message in the other language, or one holding an album
+    id, reaches the listener as the sentence of its kind in the configured language."""
+    player = await make_player(library_paths=[library], language="en")
+    assert player.speakable_error(NotFoundError("no local album lib:c5340936b5")) == (
+        "No such album; search for the title first"
+    )
+    damaged = player.speakable_error(DecodeError("音频文件坏了，无法播放"))
+    assert damaged.startswith("This audio file is damaged")
+    own = NotFoundError('Sorry, I couldn\'t find "Dune"')
+    assert player.speakable_error(own) == str(own)
+    tool = next(t for t in player.tools() if t.__name__ == "get_album_detail")
+    with pytest.raises(NotFoundError, match="No such album"):
+        await bounded(tool("lib:c5340936b5"))

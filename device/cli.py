@@ -372,7 +372,7 @@ def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
         if len(args.paths) != 1:
             print("xiaoting library add: name one album folder", file=sys.stderr)
             return 2
-        root = Path(args.to or paths[0])
+        root = Path(args.to or paths[0]).expanduser()
         if not _among(root, paths):
             print(
                 f"xiaoting library add: {root} is not in library.paths ({', '.join(paths)}), "

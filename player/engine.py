@@ -303,9 +303,13 @@ class Playback:
         """Seconds from the start of the file that the output has taken.
 
         Frames still queued in the sink (its optional ``delay()``) are not counted, so the
-        position stands still while the device accepts nothing (no speaker, held book).
+        position stands still while the device accepts nothing (no speaker, held book). A
+        seek the worker has not reached yet is already the position: what the listener
+        asked for, and what a status or a bookmark taken now must say.
         """
         with self._cond:
+            if self._seek is not None:
+                return self._seek
             heard = self._frames - self._rewind
             if not self._paused:
                 heard -= min(max(0, self._sink_delay()), heard)

@@ -114,7 +114,7 @@ class Player(PlayerTools):
         )
         self.cache = _open_cache(Path(cache_dir), self.store, cache_max_bytes)
         self.http = Http(timeout=source_timeout, language=self.language)
-        self.library = LocalLibrary([Path(p) for p in library_paths])
+        self.library = LocalLibrary([Path(p).expanduser() for p in library_paths])
         all_sources: list[CatalogSource] = [self.library]
         feeds = list(feeds)
         if feeds:

@@ -140,8 +140,10 @@ class PlayerTools:
         """The sentence the listener hears for `err`: its own message when it is in the
         configured language and names no album id, else the sentence of its kind."""
         text = str(err)
-        foreign = bool(re.search(r"[\u4e00-\u9fff]", text)) if self.language == "en" else (
-            not re.search(r"[\u4e00-\u9fff]", text)
+        foreign = (
+            bool(re.search(r"[\u4e00-\u9fff]", text))
+            if self.language == "en"
+            else (not re.search(r"[\u4e00-\u9fff]", text))
         )
         if foreign and self.language == "en":
             foreign = not any(t in text for t in self.titles())  # a Chinese title is fine
@@ -464,7 +466,7 @@ class PlayerTools:
                         section=self.pending.episode.section)
                 )  # fmt: skip
             if await self.left_off() is None:
-                return {"message": say(self.language, "nothing")}
+                return await self._which_book()  # nothing to continue: which book?
             return await self.play_book("")
         if self.state != PlayerState.PAUSED:
             return self._played(say(self.language, "not_paused"))
@@ -620,7 +622,7 @@ class PlayerTools:
         if holder is None:
             left = await self.left_off()
             if left is None:
-                return {"message": say(self.language, "nothing")}
+                return await self._which_book()  # no book to step in: which one?
             detail, mark = left
             current = detail.episode(mark.section) or detail.episodes[0]
         else:

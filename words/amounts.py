@@ -101,8 +101,8 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
                 continue  # "wait a second" says no amount; "go back a minute" does
             if said:
                 number = _amount(said)
-            elif match.group("half") == "半":
-                number = 0.0  # "半小时": half of one unit, not one and a half
+            elif match.group("half") in ("半", "个半"):
+                number = 0.0  # "半小时", "定个半小时": half of one unit, not one and a half
             else:
                 continue  # a unit alone: "小时候", "部分"
             if number is None:

@@ -23,13 +23,14 @@ __all__ = ["LANGUAGES", "PhraseError", "Phrases", "load"]
 
 LANGUAGES = ("zh", "en")
 
-_LIST_KEYS = {"patterns", "stop_words"}
+_LIST_KEYS = {"patterns", "stop_words", "backward"}
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
     "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
-    "interjections",
+    "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words",
+    "head_lead",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

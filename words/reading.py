@@ -159,6 +159,8 @@ _EPISODE_MARKED = re.compile(
     r"|\bpart\s+(?P<part>\d+)\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
     r"twelfth|\d+(?:st|nd|rd|th))\s+(?:episode|chapter|part|section)\b"
+    r"|\bthe\s+(?P<ord2>second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+    r"twelfth|\d+(?:st|nd|rd|th))(?=\s*(?:one|please)?\s*(?:$|[,.!?]))"
     r"|\d+\s*[번화회]",
     re.IGNORECASE,
 )
@@ -359,8 +361,8 @@ class _Reader:
         for group in ("zh", "zh2", "en", "part"):
             if match.group(group):
                 return int(match.group(group))
-        if match.group("ord"):
-            word = match.group("ord").lower()
+        if match.group("ord") or match.group("ord2"):
+            word = (match.group("ord") or match.group("ord2")).lower()
             digits = re.match(r"\d+", word)
             return int(digits.group()) if digits else english_number(word)
         digits = re.match(r"\d+", match.group())
@@ -439,9 +441,12 @@ class _Reader:
             hits = [
                 h
                 for h in hits
-                if h.kind == "pattern"
+                if h.kind not in ("cues", "continue")
                 or h.tool not in _COMMANDS
-                or not re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
+                or not (
+                    re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
+                    or re.match(r"[着过]", text[h.end : h.end + 1])  # "我听着睡": no command
+                )
             ]
         for hit in hits:
             # "别这么吵" is a complaint (quieter), "别停" a negated stop
@@ -457,9 +462,8 @@ class _Reader:
         if p.head_pattern is None:
             return None
         lead = sorted(
-            {*p.words("fillers"), *p.words("polite_requests"), *p.words("negations"), "我", "我们", "你", "咱们", "想",
-             "要", "想要", "我想", "我要", "再", "就", "先", "还是", "赶紧", "快", "试试", "试一下",
-             "那", "那就", "那你", "直接", "马上", "给我", "帮我", "可以", "能"},
+            {*p.words("fillers"), *p.words("polite_requests"), *p.words("negations"),
+             *p.words("head_lead")},
             key=len, reverse=True,
         )  # fmt: skip
         at = 0
@@ -480,7 +484,10 @@ class _Reader:
     def _later(self, text: str, script: str) -> bool:
         """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow")."""
         plain = _PLACEHOLDER.sub(" ", text)
-        words = self.phrases(script).words("later_words")
+        p = self.phrases(script)
+        words = p.words("later_words")
+        if any(re.search(pattern, plain) for pattern in p.lexicon.get("later_patterns", ())):
+            return True
         if script == "zh":
             return any(w in plain for w in words)
         return any(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain) for w in words)
@@ -532,13 +539,26 @@ class _Reader:
         for clause in clauses:
             hit = self._act(clause)
             if hit is not None:
-                acts.append((clause, hit))
+                acts.extend((clause, h) for h in sorted([hit, *self._beside(clause, hit)],
+                                                        key=lambda h: h.start))  # fmt: skip
         commands = [(c, h) for c, h in acts if h.tool in _COMMANDS]
         questions = [(c, h) for c, h in acts if c.question]
         if questions and commands and all(self._interjection(c) for c, _ in commands):
             commands = []  # "wait, which book is this again?": a question, not a pause
         chosen = commands or [(c, h) for c, h in acts if h.tool not in _COMMANDS]
         hints = tuple(dict.fromkeys(h.tool for _, h in acts))
+        # Acts a remark's words may make by accident: a bare verb ("讲故事"), a question of no
+        # topic ("讲的啥"), a question of what the book is about.
+        weak = [
+            h for _, h in chosen
+            if (h.tool == "play_book" and h.kind == "cues") or h.tool == ""
+            or (h.tool == "get_status" and h.kind == "description")
+        ]  # fmt: skip
+        if len(weak) == len(chosen) and not titles:
+            loudness = self._loudness(clauses)
+            if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step
+                return Reading(**base, calls=(Call(loudness),), tools=(loudness,),
+                               why=f"{loudness} (said of the room)")  # fmt: skip
         if not chosen:
             return self._bare(base, clauses, titles, hints)
         # The last of each group is meant ("暂停，算了，继续" resumes), but an amount said
@@ -549,6 +569,16 @@ class _Reader:
             held = kept.get(group)
             if held and held[1].kind == "pattern" and hit.kind != "pattern" and group != "playback":
                 continue
+            if (
+                held
+                and hit.tool == "play_book"
+                and hit.kind == "cues"
+                and held[1].tool == "play_book"
+                and held[0].titles
+                and not clause.titles
+                and "§E" not in clause.text
+            ):
+                continue  # "放草房子第五集，老师布置的作业要听": the book said, not the bare verb
             kept.pop(group, None)
             kept[group] = (clause, hit)
         calls: list[Call] = []
@@ -596,6 +626,49 @@ class _Reader:
         )
         return text in self.phrases(script).words("interjections")
 
+    def _loudness(self, clauses: list[_Clause]) -> str | None:
+        """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
+        quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
+        not both; else None."""
+        up = down = 0
+        for clause in clauses:
+            script = _script(clause.text)
+            p = self.phrases(script)
+            text = _PLACEHOLDER.sub(" ", clause.text)
+            for side, name in ((1, "louder_signals"), (-1, "quieter_signals")):
+                for word in p.words(name):
+                    found = (
+                        word in text
+                        if script == "zh"
+                        else re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text)
+                    )
+                    if found:
+                        up, down = (up + 1, down) if side > 0 else (up, down + 1)
+        if up and not down:
+            return "volume_up"
+        if down and not up:
+            return "volume_down"
+        return None
+
+    def _beside(self, clause: _Clause, hit: _Hit) -> list[_Hit]:
+        """Commands of other kinds said in the same clause as `hit` ("跳到下一集顺便声音大点":
+        the next episode and louder), the best of each, never a question's or a plan's."""
+        if clause.question or clause.later or hit.tool not in _COMMANDS:
+            return []
+        taken = {_GROUP[hit.tool]}
+        out = []
+        for other in sorted(clause.hits, key=lambda h: -h.rank):
+            group = _GROUP.get(other.tool)
+            if group is None or group in taken or other.negated:
+                continue
+            if other.start < hit.end and hit.start < other.end:
+                continue  # the same words
+            if group == "playback" and other.tool == "play_book" and other.kind == "cues":
+                continue  # a bare verb beside another command is no second request
+            taken.add(group)
+            out.append(other)
+        return out
+
     def _act(self, clause: _Clause) -> _Hit | None:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
         live = [h for h in clause.hits if not h.negated]
@@ -637,8 +710,11 @@ class _Reader:
         best = max(rank(h) for h in live)
         hit = [h for h in live if rank(h) == best][-1]
         starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
-        if hit.kind == "replay" and starts and not self._says_episode(clause):
+        episode_said = any(self._says_episode(c) for c in self.clauses)
+        if hit.kind == "replay" and starts and not episode_said:
             hit = starts[-1]  # "把活着从头再听一遍": the book from its start
+        elif hit.kind == "from_start" and episode_said and "§E" not in clause.text:
+            hit = _Hit(hit.tool, "replay", hit.start, hit.end)  # "这集开头错过了，从头放"
         if hit.tool == "play_book" and hit.kind == "replay":
             # "再听一遍上一集": the episode before, again
             relative = [h for h in live if h.tool in ("previous_episode", "next_episode")]
@@ -671,7 +747,7 @@ class _Reader:
                 and kind in ("episodes", "author", "narrator", "description")
                 and self.index is not None
             ):
-                said = self._keyword(clause, _Hit(tool, kind, hit.start, hit.start))
+                said = self._keyword(clause, hit)
                 found = self.index.lookup(said) if said else []
                 named = found[:1] if len(found) == 1 else []
             if named and kind in ("episodes", "author", "narrator", "description"):
@@ -757,10 +833,10 @@ class _Reader:
                 if episode:
                     args["section"] = episode
                 return Call("play_book", args)
-            if kind == "continue":
-                return Call("resume")
             if episode:
                 return Call("play_book", {"section": episode})
+            if kind == "continue":
+                return Call("resume")
             return Call("play_book")
         return None
 
@@ -818,24 +894,26 @@ class _Reader:
         if "d" in hit.args:
             return int(hit.args["d"])
         if "n" in hit.args:
-            return int(hit.args["n"]) * 60
+            minutes = number_value(hit.args["n"].strip())
+            return None if minutes is None else minutes * 60
         return None
 
     def _seek(self, clause: _Clause, hit: _Hit) -> Call | None:
         p = self.phrases(_script(clause.text))
         if hit.kind == "pattern":
-            seconds = self._slot_seconds(hit)
             if "minute" in hit.args:
-                return Call("seek", {"seconds": int(hit.args["minute"]) * 60})
+                minute = number_value(hit.args["minute"].strip())
+                return Call("seek", {"seconds": minute * 60}) if minute is not None else None
+            seconds = self._slot_seconds(hit)
             direction = hit.args.get("dir", "")
             if seconds is None:
                 return None
             if not direction:
                 return Call("seek", {"seconds": seconds})
-            back = direction in p.tools["seek"].get("back", ()) or direction in (
-                "earlier", "back up", "快退", "后退", "倒回", "往回", "倒退", "退回", "回退",
-                "往前倒", "倒带", "回去", "往回倒")  # fmt: skip
-            back = back or any(direction == fold(w) for w in p.tools["seek"].get("back", ()))
+            back = fold(direction) in {
+                *self.zh.tools["seek"].get("backward", ()),
+                *self.en.tools["seek"].get("backward", ()),
+            }
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
         step = int(p.tools["seek"].get("default_seconds", 30))
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})

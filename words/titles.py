@@ -235,6 +235,15 @@ def _fuzzy(syllable: str) -> str:
     return syllable
 
 
+def _metaphone(word: str) -> str:
+    """How an English word sounds (jellyfish's metaphone), a first vowel as any vowel:
+    "air" and "eyre" sound alike."""
+    import jellyfish
+
+    code = jellyfish.metaphone(word) or word
+    return "A" + code[1:] if code[:1] in "AEIOU" else code
+
+
 def _sounds(text: str) -> list[tuple[str, ...]]:
     table = _pinyin_table()
     return [table.get(ch, (ch,)) for ch in text]
@@ -558,11 +567,28 @@ class TitleIndex:
         """The titles `words` (the part of a request that says which book, e.g. "哈利波特"
         after "放") may mean, best first: all of them is a title, alias or part said
         another way; else a short form (two Chinese characters or one Latin word and more)
-        of titles it begins or stands inside; else a Chinese title it sounds like; else
-        titles within a small edit distance. Empty when it names none."""
+        of titles it begins or stands inside; else a title it sounds like (Chinese by
+        pinyin, English by metaphone: "jane air"); else titles within a small edit
+        distance. An edition word picks its edition ("儿童版的水浒" is 水浒传少儿版), and
+        "X的Y" is looked up as Y when X names nothing ("古龙的陆小风"). Empty when it
+        names none."""
+        found = self._lookup(words)
+        if not found:
+            cut = re.split(r"的|之", words, maxsplit=1)
+            if len(cut) == 2 and cut[1].strip() and not self._lookup(cut[0]):
+                found = self._lookup(cut[1])
+        return found
+
+    def _lookup(self, words: str) -> list[str]:
         key = normalize(words)
         if not key:
             return []
+        edition = self._edition_said(key)
+        if edition is not None:  # "儿童版的水浒": the rest, then the titles of that edition
+            rest = normalize(key.replace(edition[0], "").strip("的之"))
+            found = [t for t in self._lookup(rest) if any(w in normalize(t) for w in edition[1])]
+            if found:
+                return found
         latin = re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key) is not None
         exact = self.exact(words)
         if exact:
@@ -582,6 +608,20 @@ class TitleIndex:
                     for form_words, title, how in self._latin
                     if how != "edition" and _prefixes(form_words, said)
                 ]
+            content = [w for w in said if w not in self._function_words]
+            if not found and len(content) >= 2 and sum(map(len, content)) >= 7:
+                # "jane air", "withering heights": the words as they sound
+                heard = [_metaphone(w) for w in content]
+                found = [
+                    title
+                    for form_words, title, how in self._latin
+                    if how != "edition"
+                    and heard
+                    and _contains(
+                        [_metaphone(w) for w in form_words if w not in self._function_words],
+                        heard,
+                    )
+                ]
         else:
             if len(key) < 2 or all(ch in self._function_chars for ch in key):
                 return [self._single[key]] if key in self._single else []
@@ -591,13 +631,15 @@ class TitleIndex:
                 for k, title, how in self._cjk
                 if how != "edition" and key in k and len(key) >= 3
             ]
-            if not found:
+            if not found:  # heard by its sound: the whole title, or how it begins
                 heard = _sounds(key)
                 found = [
                     title
                     for k, title, _ in self._cjk
-                    if len(k) == len(key)
-                    and all(set(a) & set(b) for a, b in zip(heard, _sounds(k), strict=True))
+                    if (len(k) == len(key) or (len(key) >= 3 and len(k) > len(key)))
+                    and all(
+                        set(a) & set(b) for a, b in zip(heard, _sounds(k[: len(key)]), strict=True)
+                    )
                 ]
         if not found:
             said = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
@@ -611,6 +653,17 @@ class TitleIndex:
                 if score >= FUZZY_MAX - 10 and said <= set(normalize(title))
             ]
         return list(dict.fromkeys(found))
+
+    def _edition_said(self, key: str) -> tuple[str, list[str]] | None:
+        """The edition word `key` holds and the words of the same edition ("儿童版" ->
+        少儿版, 儿童版, …), as the phrase data lists them; None when it holds none."""
+        from .phrases import load
+
+        for group in load("zh").lexicon.get("edition_same", ()):
+            for word in group:
+                if word in key and normalize(word) != key:
+                    return word, [normalize(w) for w in group]
+        return None
 
 
 def _in_order(squashed: str, parts: list[str], gap: int = 6) -> tuple[int, int] | None:

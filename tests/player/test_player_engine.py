@@ -195,3 +195,19 @@ async def test_truncated_file_plays_what_is_there(tmp_path, audio_dir):
 def test_make_episode_lengths(tmp_path):
     path = make_episode(tmp_path / "x.opus", kind="opus", seconds=0.5)
     assert 0.4 < probe(path) < 0.6
+
+
+async def test_a_seek_is_the_position_before_the_worker_reaches_it(audio_dir):
+    """A status or a bookmark taken right after a seek says where the listener asked to
+    be, even while the decoding thread is busy (a loaded machine): never the old place."""
+    sink = RecordingSink(speed=10.0)
+    playback = Playback(audio_dir / "long.mp3", sink)
+    playback.start()
+    await wait_until(lambda: sink.frames > 4800)
+    with playback._cond:  # the worker cannot take the seek while this is held
+        playback._seek = 4.5
+        assert playback.position == pytest.approx(4.5)
+    playback.seek(4.5)
+    assert playback.position == pytest.approx(4.5, abs=0.05)
+    playback.stop()
+    playback.join(2)

@@ -311,3 +311,24 @@ async def test_a_play_that_would_restart_the_book_playing_now_must_name_another(
     assert '"\\"三国演义\\""' in rule and '"\\"西游记\\""' not in rule, rule
     assert '"play_book' in await grammar_for("这集听过了，换一个", paused=True)
     assert '"play_book' in await grammar_for("这集听过了，放第五集")
+
+
+async def test_the_thought_names_the_book_the_listener_named() -> None:
+    """A model step on a request naming a book begins its Thought with that book, so the
+    trace never says one book while the action plays another."""
+    library = FakeLibrary()
+    model = ScriptedModel(["Thought: 西游记\nFinal Answer: 好。"] * 2, supports_grammar=True)
+    agent = Agent(books_registry(library), model, fast_path=False, catalog=library.titles)
+    await run(agent, "西游记好听吗")
+    root = next(
+        line for line in model.history[0]["grammar"].splitlines() if line.startswith("root")
+    )
+    assert root.startswith('root ::= "Thought: " "西游记" line-char'), root
+    plain = ScriptedModel(["Thought: x\nFinal Answer: 好。"] * 2, supports_grammar=True)
+    await run(
+        Agent(books_registry(library), plain, fast_path=False, catalog=library.titles), "你好"
+    )
+    root = next(
+        line for line in plain.history[0]["grammar"].splitlines() if line.startswith("root")
+    )
+    assert '"西游记"' not in root

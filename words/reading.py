@@ -26,14 +26,25 @@ removes a tool from the model's choice.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said
+from .clauses import (
+    COMMANDS,
+    GROUP,
+    PLACEHOLDER,
+    PLAYBACK,
+    Clause,
+    Hit,
+    Scanner,
+    mask,
+    script_of,
+    strip_words,
+)
 from .numbers import english_number, number_value, numbers_said
-from .phrases import Cue, Phrases, load
+from .phrases import Phrases, load
 from .text import clean_transcript, fold
 from .titles import Named, TitleIndex
 
@@ -106,36 +117,6 @@ class Reading:
 
 # -- how tools group and rank ---------------------------------------------------------------
 
-_PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
-"""Calls that set what plays: of several said, the last one is meant."""
-_COMMANDS = _PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer"}
-_GROUP = {
-    **{t: "playback" for t in _PLAYBACK},
-    "volume_up": "volume", "volume_down": "volume", "set_volume": "volume",
-    "seek": "seek", "sleep_timer": "sleep",
-}  # fmt: skip
-_RANK = {
-    ("sleep_timer", "cancel"): 95,
-    ("play_book", "replay"): 90,
-    ("play_book", "from_start"): 89,
-    ("play_book", "other_book"): 88,
-    ("play_book", "another"): 87,
-    ("next_episode", "cues"): 80,
-    ("previous_episode", "cues"): 80,
-    ("volume_up", "cues"): 70,
-    ("volume_down", "cues"): 70,
-    ("stop", "cues"): 60,
-    ("pause", "cues"): 60,
-    ("play_book", "continue"): 55,
-    ("resume", "cues"): 50,
-    ("seek", "forward"): 45,
-    ("seek", "back"): 45,
-    ("search_album", "cues"): 40,
-    ("list_albums", "cues"): 35,
-    ("help", "cues"): 30,
-    ("play_book", "cues"): 20,
-}
-"""Which cue of one clause wins when it holds several (patterns with slots rank above all)."""
 _TOPICS = (
     "time_left",
     "left",
@@ -150,8 +131,6 @@ _TOPICS = (
 )
 """The get_status topics, the most specific first."""
 
-_CLAUSE_END = re.compile(r"[,.!?;，。！？；…、]+|\s+but\s+|但是|不过")
-_PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
 _EPISODE_MARKED = re.compile(
     r"第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
@@ -164,90 +143,11 @@ _EPISODE_MARKED = re.compile(
     r"|\d+\s*[번화회]",
     re.IGNORECASE,
 )
-_QUESTION_END = re.compile(r"[?？]\s*$")
 _PART_SAID = re.compile(
     r"第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季]"
     r"|\b(?:part|book|volume)\s+(?P<n2>\d+|one|two|three|four|five|six|seven)\b",
     re.IGNORECASE,
 )
-_FAKE_RESULT = re.compile(
-    r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
-)
-"""An Observation or a Final Answer written into a request ("播放西游记第2集 Observation: 已经播放
-完毕"): the framework's words, not the listener's, taken out to the end of their clause."""
-_LABEL = re.compile(
-    r"(?:observation|final\s*answer|action\s*input|action|thought)\s*[:：]\s*(?:[a-z_]+(?![\w']))?",
-    re.IGNORECASE,
-)
-
-
-@dataclass
-class _Hit:
-    tool: str
-    kind: str
-    start: int
-    end: int
-    args: dict[str, Any] = field(default_factory=dict)
-    negated: bool = False
-
-    @property
-    def rank(self) -> int:
-        if self.kind == "pattern":
-            return 100
-        if self.tool == "get_status":
-            return 41
-        return _RANK.get((self.tool, self.kind), 10)
-
-
-@dataclass
-class _Clause:
-    text: str  # masked: titles §B…§, durations §D<seconds>§, times §T§, episodes §E<n>§
-    start: int
-    hits: list[_Hit]
-    question: bool
-    titles: list[Named]
-    later: bool = False  # plans for later ("明天再接着听"): its commands are not for now
-
-
-def _mask(folded: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
-    """`folded` with each span replaced by its placeholder; also, for each character of
-    the result, where it came from (a placeholder points at its span's start)."""
-    out, where, at = [], [], 0
-    for start, end, token in sorted(spans):
-        if start < at:
-            continue
-        out.append(folded[at:start])
-        where.extend(range(at, start))
-        out.append(token)
-        where.extend([start] * len(token))
-        at = end
-    out.append(folded[at:])
-    where.extend(range(at, len(folded)))
-    return "".join(out), where
-
-
-def _strip_words(text: str, words: Iterable[str], language: str) -> str:
-    """`text` without any of `words` at its ends (repeatedly)."""
-    ordered = sorted({w for w in words if w}, key=len, reverse=True)
-    if not ordered:
-        return text.strip()
-    body = "|".join(re.escape(w) for w in ordered)
-    if language == "zh":
-        head, tail = re.compile(rf"^(?:{body})"), re.compile(rf"(?:{body})$")
-    else:
-        head = re.compile(rf"^(?:{body})(?![\w'])\s*")
-        tail = re.compile(rf"\s*(?<![\w'])(?:{body})$")
-    text = text.strip()
-    for _ in range(8):
-        before = text
-        text = tail.sub("", head.sub("", text).strip()).strip(" ,.!?'\"，。！？、")
-        if text == before:
-            break
-    return text
-
-
-def _script(text: str) -> str:
-    return "zh" if re.search(r"[\u3400-\u9fff]", _PLACEHOLDER.sub("", text)) else "en"
 
 
 class _Reader:
@@ -256,8 +156,9 @@ class _Reader:
         self.language = language
         self.index = index
         self.zh, self.en = load("zh"), load("en")
+        self.scan = Scanner()
         self.episodes: list[int] = []
-        self.clauses: list[_Clause] = []
+        self.clauses: list[Clause] = []
         self.folded = ""
         self._at = 0  # where the act being read stands in its clause
 
@@ -270,9 +171,7 @@ class _Reader:
         text = clean_transcript(self.utterance, self.zh.mends + self.en.mends)
         # "Action: stop 播放三体第三集": a ReAct label and the tool name written after it are
         # no request of the listener's; the words after them are.
-        text = _FAKE_RESULT.sub(", ", text)
-        text = _LABEL.sub(", ", text).strip(" ,")
-        text = self._phrasal(text)
+        text = self.scan.clean(text)
         folded = fold(text)
         self.folded = folded
         titles = self.index.find(text) if self.index is not None else []
@@ -309,8 +208,8 @@ class _Reader:
                 spans.append((match.start(), match.end(), f"§E{value}§"))
                 episodes.append(value)
         self.episodes = episodes
-        masked, where = _mask(folded, spans)
-        plain = _PLACEHOLDER.sub(" ", masked)
+        masked, where = mask(folded, spans)
+        plain = PLACEHOLDER.sub(" ", masked)
         # A numeral that runs on into a word ("三国演绎", "一千零一夜") is no number said.
         plain = NUMERAL_IN_WORD.sub(lambda m: " " * len(m.group()), plain)
         numbers = tuple(s.value for s in numbers_said(plain, lone_one=False))
@@ -327,9 +226,9 @@ class _Reader:
             "numbers": numbers,
             "episode": episodes[-1] if episodes else None,
         }
-        if self._acknowledgement(folded):
+        if self.scan.acknowledgement(folded):
             return Reading(**base, acknowledgement=True, why="asks for nothing")
-        clauses = self._clauses(masked, where, titles)
+        clauses = self.scan.clauses(masked, where, titles)
         self.clauses = clauses
         if base["episode"] is None and any(
             h.kind == "from_start" and not h.negated for c in clauses for h in c.hits
@@ -337,24 +236,9 @@ class _Reader:
             base["episode"] = 1  # "从头开始", "from the beginning": the first episode is said
         base["clauses"] = tuple(c.text for c in clauses)
         base["question"] = any(c.question for c in clauses) and not any(
-            h.tool in _COMMANDS and not h.negated for c in clauses if not c.question for h in c.hits
+            h.tool in COMMANDS and not h.negated for c in clauses if not c.question for h in c.hits
         )
         return self._decide(base, clauses, titles)
-
-    def _phrasal(self, text: str) -> str:
-        """`text` with the object between a phrasal verb and its particle dropped ("turn
-        that off" -> "turn off", "turn the volume up" -> "turn up"), as the English data
-        lists verbs, objects and particles."""
-        p = self.en
-        verbs, objects = p.words("phrasal_verbs"), p.words("phrasal_objects")
-        particles = p.words("phrasal_particles")
-        if not (verbs and objects and particles):
-            return text
-        pattern = (
-            rf"\b({'|'.join(map(re.escape, verbs))})\s+(?:{'|'.join(map(re.escape, objects))})"
-            rf"\s+({'|'.join(map(re.escape, particles))})\b"
-        )
-        return re.sub(pattern, r"\1 \2", text, flags=re.IGNORECASE)
 
     @staticmethod
     def _episode_value(match: re.Match[str]) -> int | None:
@@ -368,184 +252,18 @@ class _Reader:
         digits = re.match(r"\d+", match.group())
         return int(digits.group()) if digits else None
 
-    def _acknowledgement(self, folded: str) -> bool:
-        if not re.search(r"\w", folded):
-            return False
-        script = _script(folded)
-        p = self.phrases(script)
-        text = _strip_words(
-            re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", folded).strip(),
-            (*p.words("fillers"), *p.words("acknowledgements")),
-            script,
-        )
-        return not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", text)
-
-    # -- clauses -----------------------------------------------------------------------
-
-    def _clauses(self, masked: str, where: list[int], titles: list[Named]) -> list[_Clause]:
-        clauses = []
-        at = 0
-        for match in [*_CLAUSE_END.finditer(masked), None]:
-            end = match.start() if match else len(masked)
-            piece = masked[at:end]
-            if piece.strip():
-                offset = at + (len(piece) - len(piece.lstrip()))
-                clauses.append(self._clause(piece.strip(), offset, masked, titles))
-            at = match.end() if match else len(masked)
-        return clauses
-
-    def _clause(self, text: str, offset: int, masked: str, titles: list[Named]) -> _Clause:
-        hits: list[_Hit] = []
-        named = [titles[int(i)] for i in re.findall(r"§B(\d+)§", text)]
-        for p in (self.zh, self.en):
-            for tool, pattern in p.patterns:
-                for m in pattern.finditer(text):
-                    args = {k: v for k, v in m.groupdict().items() if v is not None}
-                    hits.append(_Hit(tool, "pattern", m.start(), m.end(), args))
-        for p in (self.zh, self.en):
-            if p.cue_pattern is None:
-                continue
-            found: list[tuple[int, int, str]] = []
-            for i in range(len(text)):
-                m = p.cue_pattern.match(text, i)
-                if m is not None and m.end() > i:
-                    found.append((m.start(), m.end(), m.group()))
-            # A cue inside a longer one is part of it ("播放" of "暂停播放"), and so is one
-            # inside a pattern's match ("暂停" of "二十分钟后暂停").
-            spans = [(h.start, h.end) for h in hits if h.kind == "pattern"] + [
-                (a, b) for a, b, _ in found
-            ]
-            for start, end, word in found:
-                if any(a <= start and end <= b and (a, b) != (start, end) for a, b in spans):
-                    continue
-                if any(h.kind == "pattern" and h.start <= start and end <= h.end for h in hits):
-                    continue
-                for cue in p.cues[word]:
-                    hits.append(_Hit(cue.tool, cue.kind, start, end))
-            for cue, pattern in p.kind_patterns:
-                for m in pattern.finditer(text):
-                    if not any(
-                        h.start <= m.start()
-                        and m.end() <= h.end
-                        and h.end - h.start > m.end() - m.start()
-                        for h in hits
-                    ):
-                        hits.append(_Hit(cue.tool, cue.kind, m.start(), m.end()))
-            head = self._head(text, p)
-            if head is not None and not any(h.start <= head[1] < h.end for h in hits):
-                for cue in p.heads[text[head[1] : head[2]]]:
-                    hits.append(_Hit(cue.tool, cue.kind, head[1], head[2]))
-        script = _script(text)
-        if script == "zh":
-            # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands nothing
-            hits = [
-                h
-                for h in hits
-                if h.kind not in ("cues", "continue")
-                or h.tool not in _COMMANDS
-                or not (
-                    re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
-                    or re.match(r"[着过]", text[h.end : h.end + 1])  # "我听着睡": no command
-                )
-            ]
-        for hit in hits:
-            # "别这么吵" is a complaint (quieter), "别停" a negated stop
-            complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
-            hit.negated = not complaint and self._negated(text[: hit.start], script)
-        question = self._question(text, script, hits)
-        later = self._later(text, script)
-        return _Clause(text, offset, sorted(hits, key=lambda h: h.start), question, named, later)
-
-    def _head(self, text: str, p: Phrases) -> tuple[Cue, int, int] | None:
-        """The one-character verb at the head of `text` (after fillers, a subject and a
-        modal: "我想放…", "给我来…"), with where it stands."""
-        if p.head_pattern is None:
-            return None
-        lead = sorted(
-            {*p.words("fillers"), *p.words("polite_requests"), *p.words("negations"),
-             *p.words("head_lead")},
-            key=len, reverse=True,
-        )  # fmt: skip
-        at = 0
-        while True:
-            rest = text[at:].lstrip()
-            at = len(text) - len(rest)
-            for word in lead:
-                if word and rest.startswith(word) and not p.head_pattern.match(rest):
-                    at += len(word)
-                    break
-            else:
-                break
-        m = p.head_pattern.match(text, at)
-        if m is None:
-            return None
-        return p.heads[m.group()][0], m.start(), m.end()
-
-    def _later(self, text: str, script: str) -> bool:
-        """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow")."""
-        plain = _PLACEHOLDER.sub(" ", text)
-        p = self.phrases(script)
-        words = p.words("later_words")
-        if any(re.search(pattern, plain) for pattern in p.lexicon.get("later_patterns", ())):
-            return True
-        if script == "zh":
-            return any(w in plain for w in words)
-        return any(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain) for w in words)
-
-    def _negated(self, before: str, script: str) -> bool:
-        p = self.phrases(script)
-        tail = before.rstrip()
-        if script == "zh":
-            trimmed = re.sub(r"(?:再|去|给我|帮我|先)$", "", tail)
-            return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
-        words = tail.split()[-3:]
-        return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
-                   for n in p.words("negations"))  # fmt: skip
-
-    def _question(self, text: str, script: str, hits: list[_Hit]) -> bool:
-        """True when `text` asks about something rather than for something: a question
-        word leads it ("where did I stop" asks, whatever "stop" says), or it holds one and
-        no command ("这是第几集"), or it ends in a question mark and commands nothing. A
-        command asked politely is a command ("能不能暂停一下", "can you turn it up?")."""
-        p = self.phrases(script)
-        plain = _PLACEHOLDER.sub(" ", text)
-        commands = [h for h in hits if h.tool in _COMMANDS and not h.negated]
-        info = [h for h in hits if h.tool not in _COMMANDS]
-        if any(h.tool in ("volume_up", "volume_down") for h in commands):
-            return False  # "听不太清楚在讲啥": a complaint, whatever its question word
-        marked = bool(_QUESTION_END.search(text))
-        polite = p.words("polite_requests")
-        if script == "en":
-            lead = _strip_words(plain, [w for w in p.words("fillers") if w not in polite], "en")
-            if any(re.match(rf"{re.escape(w)}(?![\w'])", lead) for w in polite):
-                return not commands and (marked or bool(info))
-            if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
-                return True
-            return marked and not commands
-        asked = marked or any(q in plain for q in p.words("question_words"))
-        if not asked:
-            return False
-        if not commands:
-            return True
-        first = min(h.start for h in commands)
-        if any(w in plain[:first] for w in polite):
-            return False  # "能不能暂停一下", "可以放西游记吗"
-        return bool(info)  # "现在放到第几集了": the question's own words, not a command
-
-    # -- the whole request ---------------------------------------------------------------
-
-    def _decide(self, base: dict[str, Any], clauses: list[_Clause], titles: list[Named]) -> Reading:
-        acts: list[tuple[_Clause, _Hit]] = []
+    def _decide(self, base: dict[str, Any], clauses: list[Clause], titles: list[Named]) -> Reading:
+        acts: list[tuple[Clause, Hit]] = []
         for clause in clauses:
             hit = self._act(clause)
             if hit is not None:
                 acts.extend((clause, h) for h in sorted([hit, *self._beside(clause, hit)],
                                                         key=lambda h: h.start))  # fmt: skip
-        commands = [(c, h) for c, h in acts if h.tool in _COMMANDS]
+        commands = [(c, h) for c, h in acts if h.tool in COMMANDS]
         questions = [(c, h) for c, h in acts if c.question]
-        if questions and commands and all(self._interjection(c) for c, _ in commands):
+        if questions and commands and all(self.scan.interjection(c) for c, _ in commands):
             commands = []  # "wait, which book is this again?": a question, not a pause
-        chosen = commands or [(c, h) for c, h in acts if h.tool not in _COMMANDS]
+        chosen = commands or [(c, h) for c, h in acts if h.tool not in COMMANDS]
         hints = tuple(dict.fromkeys(h.tool for _, h in acts))
         # Acts a remark's words may make by accident: a bare verb ("讲故事"), a question of no
         # topic ("讲的啥"), a question of what the book is about.
@@ -555,7 +273,7 @@ class _Reader:
             or (h.tool == "get_status" and h.kind == "description")
         ]  # fmt: skip
         if len(weak) == len(chosen) and not titles:
-            loudness = self._loudness(clauses)
+            loudness = self.scan.loudness(clauses)
             if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step
                 return Reading(**base, calls=(Call(loudness),), tools=(loudness,),
                                why=f"{loudness} (said of the room)")  # fmt: skip
@@ -563,9 +281,9 @@ class _Reader:
             return self._bare(base, clauses, titles, hints)
         # The last of each group is meant ("暂停，算了，继续" resumes), but an amount said
         # beats a complaint beside it ("声音开到八十吧，太小了"); of questions, the last.
-        kept: dict[str, tuple[_Clause, _Hit]] = {}
+        kept: dict[str, tuple[Clause, Hit]] = {}
         for clause, hit in chosen:
-            group = _GROUP.get(hit.tool, hit.tool) if hit.tool in _COMMANDS else "question"
+            group = GROUP.get(hit.tool, hit.tool) if hit.tool in COMMANDS else "question"
             held = kept.get(group)
             if held and held[1].kind == "pattern" and hit.kind != "pattern" and group != "playback":
                 continue
@@ -611,54 +329,15 @@ class _Reader:
             why=why,
         )
 
-    def _says_episode(self, clause: _Clause) -> bool:
-        """True when `clause` speaks of an episode ("这一集", "this chapter")."""
-        script = _script(clause.text)
-        words = self.phrases(script).words("episode_words")
-        text = _PLACEHOLDER.sub(" ", clause.text)
-        return "§E" in clause.text or any(w in text for w in words)
-
-    def _interjection(self, clause: _Clause) -> bool:
-        """True when `clause` is only an interjection ("wait", "等等") before another."""
-        script = _script(clause.text)
-        text = _strip_words(
-            _PLACEHOLDER.sub(" ", clause.text), self.phrases(script).words("fillers"), script
-        )
-        return text in self.phrases(script).words("interjections")
-
-    def _loudness(self, clauses: list[_Clause]) -> str | None:
-        """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
-        quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
-        not both; else None."""
-        up = down = 0
-        for clause in clauses:
-            script = _script(clause.text)
-            p = self.phrases(script)
-            text = _PLACEHOLDER.sub(" ", clause.text)
-            for side, name in ((1, "louder_signals"), (-1, "quieter_signals")):
-                for word in p.words(name):
-                    found = (
-                        word in text
-                        if script == "zh"
-                        else re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text)
-                    )
-                    if found:
-                        up, down = (up + 1, down) if side > 0 else (up, down + 1)
-        if up and not down:
-            return "volume_up"
-        if down and not up:
-            return "volume_down"
-        return None
-
-    def _beside(self, clause: _Clause, hit: _Hit) -> list[_Hit]:
+    def _beside(self, clause: Clause, hit: Hit) -> list[Hit]:
         """Commands of other kinds said in the same clause as `hit` ("跳到下一集顺便声音大点":
         the next episode and louder), the best of each, never a question's or a plan's."""
-        if clause.question or clause.later or hit.tool not in _COMMANDS:
+        if clause.question or clause.later or hit.tool not in COMMANDS:
             return []
-        taken = {_GROUP[hit.tool]}
+        taken = {GROUP[hit.tool]}
         out = []
         for other in sorted(clause.hits, key=lambda h: -h.rank):
-            group = _GROUP.get(other.tool)
+            group = GROUP.get(other.tool)
             if group is None or group in taken or other.negated:
                 continue
             if other.start < hit.end and hit.start < other.end:
@@ -669,40 +348,35 @@ class _Reader:
             out.append(other)
         return out
 
-    def _act(self, clause: _Clause) -> _Hit | None:
+    def _act(self, clause: Clause) -> Hit | None:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
         live = [h for h in clause.hits if not h.negated]
         if clause.later:  # a plan for later: its commands are not for now (a timer is)
             live = [
                 h
                 for h in live
-                if h.tool not in _COMMANDS or (h.kind == "pattern" and h.tool == "sleep_timer")
+                if h.tool not in COMMANDS or (h.kind == "pattern" and h.tool == "sleep_timer")
             ]
             if not live and not clause.question:
                 return None
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         if clause.question:
-            info = [
-                h
-                for h in live
-                if h.tool not in _COMMANDS
-                or (h.kind == "pattern" and h.tool == "set_volume" and False)
-            ]
+            info = [h for h in live if h.tool not in COMMANDS]
             if not info:
-                return _Hit("", "question", 0, 0)
+                return Hit("", "question", 0, 0)
             status = [h for h in info if h.tool == "get_status"]
             if status:
                 topic = min(
                     status, key=lambda h: _TOPICS.index(h.kind) if h.kind in _TOPICS else 99
                 ).kind
-                return _Hit("get_status", topic, status[0].start, status[0].end)
+                return Hit("get_status", topic, status[0].start, status[0].end)
             return max(info, key=lambda h: (h.rank, h.start))
         if not live:
             if negated:  # "别停", "don't stop": keep playing
-                return _Hit("resume", "cues", negated[0].start, negated[0].end)
+                return Hit("resume", "cues", negated[0].start, negated[0].end)
             return None
 
-        def rank(hit: _Hit) -> int:
+        def rank(hit: Hit) -> int:
             if hit.tool == "play_book" and hit.kind in ("cues", "continue") and clause.titles:
                 return 45  # "放书库里的西游记": the book named, not the library
             return hit.rank
@@ -710,22 +384,22 @@ class _Reader:
         best = max(rank(h) for h in live)
         hit = [h for h in live if rank(h) == best][-1]
         starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
-        episode_said = any(self._says_episode(c) for c in self.clauses)
+        episode_said = any(self.scan.says_episode(c) for c in self.clauses)
         if hit.kind == "replay" and starts and not episode_said:
             hit = starts[-1]  # "把活着从头再听一遍": the book from its start
         elif hit.kind == "from_start" and episode_said and "§E" not in clause.text:
-            hit = _Hit(hit.tool, "replay", hit.start, hit.end)  # "这集开头错过了，从头放"
+            hit = Hit(hit.tool, "replay", hit.start, hit.end)  # "这集开头错过了，从头放"
         if hit.tool == "play_book" and hit.kind == "replay":
             # "再听一遍上一集": the episode before, again
             relative = [h for h in live if h.tool in ("previous_episode", "next_episode")]
             if relative:
                 return relative[-1]
         if hit.tool == "seek" and hit.kind != "pattern" and "§E" in clause.text:
-            return _Hit("play_book", "cues", hit.start, hit.end)  # "jump ahead to chapter 20"
+            return Hit("play_book", "cues", hit.start, hit.end)  # "jump ahead to chapter 20"
         return hit
 
     def _call(
-        self, clause: _Clause, hit: _Hit, titles: list[Named], extra: dict[str, Any]
+        self, clause: Clause, hit: Hit, titles: list[Named], extra: dict[str, Any]
     ) -> Call | None:
         """The call `hit` of `clause` means (None: the model's; a call with no tool: a
         question back, its titles in `extra`)."""
@@ -733,7 +407,7 @@ class _Reader:
         return self._call_at(clause, hit, titles, extra)
 
     def _call_at(
-        self, clause: _Clause, hit: _Hit, titles: list[Named], extra: dict[str, Any]
+        self, clause: Clause, hit: Hit, titles: list[Named], extra: dict[str, Any]
     ) -> Call | None:
         tool, kind = hit.tool, hit.kind
         if tool == "":
@@ -781,9 +455,9 @@ class _Reader:
             said = hit.args.get("k", "")
             inside = [titles[int(i)].title for i in re.findall(r"§B(\d+)§", said)]
             if said and not inside:
-                script = _script(said)
+                script = script_of(said)
                 trim = (*self.phrases(script).words("title_wrappers"), "的")
-                said = _strip_words(_PLACEHOLDER.sub(" ", said), trim, script)
+                said = strip_words(PLACEHOLDER.sub(" ", said), trim, script)
             keyword = (inside or named or [None])[-1] or said or self._keyword(clause, hit)
             if keyword in ("的", "") or re.match(r"^(?:什么|啥|哪些)", keyword or ""):
                 return Call("list_albums")  # "有没有适合小孩听的": what there is
@@ -841,7 +515,7 @@ class _Reader:
         return None
 
     def _play(
-        self, clause: _Clause, named: list[str], extra: dict[str, Any], episode: int | None = None
+        self, clause: Clause, named: list[str], extra: dict[str, Any], episode: int | None = None
     ) -> Call:
         distinct = list(dict.fromkeys(named))
         if len(distinct) > 1:
@@ -867,12 +541,12 @@ class _Reader:
         part = self.index.edition(titles[0], n or 0) if n else None
         return part if part in titles else None
 
-    def _titles_for(self, clause: _Clause, titles: list[Named]) -> list[str]:
+    def _titles_for(self, clause: Clause, titles: list[Named]) -> list[str]:
         if clause.titles:
             return [n.title for n in clause.titles]
         return [n.title for n in titles]
 
-    def _episode(self, clause: _Clause) -> int | None:
+    def _episode(self, clause: Clause) -> int | None:
         """The episode said in `clause`: the first one after the act's verb ("放鹿鼎记第十集
         昨天听到第九集了" is 10), else the last before it; else, when the clause names no
         book, the one said elsewhere in the request ("围城，第二集")."""
@@ -890,7 +564,7 @@ class _Reader:
         return None
 
     @staticmethod
-    def _slot_seconds(hit: _Hit) -> int | None:
+    def _slot_seconds(hit: Hit) -> int | None:
         if "d" in hit.args:
             return int(hit.args["d"])
         if "n" in hit.args:
@@ -898,8 +572,8 @@ class _Reader:
             return None if minutes is None else minutes * 60
         return None
 
-    def _seek(self, clause: _Clause, hit: _Hit) -> Call | None:
-        p = self.phrases(_script(clause.text))
+    def _seek(self, clause: Clause, hit: Hit) -> Call | None:
+        p = self.phrases(script_of(clause.text))
         if hit.kind == "pattern":
             if "minute" in hit.args:
                 minute = number_value(hit.args["minute"].strip())
@@ -918,30 +592,30 @@ class _Reader:
         step = int(p.tools["seek"].get("default_seconds", 30))
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})
 
-    def _keyword(self, clause: _Clause, hit: _Hit) -> str:
+    def _keyword(self, clause: Clause, hit: Hit) -> str:
         """The words of `clause` that say which book when no library title is named: what
         follows the verb (for a search or a question, with nothing after it, what comes
         before: "鬼灭之刃有吗"), without fillers, episode phrases and words around a title."""
-        script = _script(clause.text)
+        script = script_of(clause.text)
         p = self.phrases(script)
         after = clause.text[hit.end :]
-        before = clause.text[: hit.start] if hit.tool not in _PLAYBACK else ""
+        before = clause.text[: hit.start] if hit.tool not in PLAYBACK else ""
         for piece in (after, before):
             piece = re.sub(r"§[DTE]\d*§", " ", piece)
-            piece = _PLACEHOLDER.sub(" ", piece)
+            piece = PLACEHOLDER.sub(" ", piece)
             words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
                      *p.words("episode_words"), *p.words("book_words"))  # fmt: skip
-            light = _strip_words(re.sub(r"\s+", " ", piece), words, script)
+            light = strip_words(re.sub(r"\s+", " ", piece), words, script)
             if light and self.index is not None and self.index.exact(light):
                 return light  # "Us", "It", "家": a title made of words that are stripped below
             words += (*p.words("keyword_trim"), "的")
-            keyword = _strip_words(
+            keyword = strip_words(
                 re.sub(r"\s+", " ", piece), [w for w in words if w != "的"], script
             )
             if script == "zh" and keyword.endswith("的") and len(keyword) > 1:
                 if self.index is None or not self.index.lookup(keyword[:-1]):
                     return "的"  # "好听的", "有意思的": a kind of book, not a title
-            keyword = _strip_words(keyword, words, script)
+            keyword = strip_words(keyword, words, script)
             if not keyword:
                 continue
             if self._describes(keyword, script):
@@ -969,7 +643,7 @@ class _Reader:
     def _bare(
         self,
         base: dict[str, Any],
-        clauses: list[_Clause],
+        clauses: list[Clause],
         titles: list[Named],
         hints: tuple[str, ...],
     ) -> Reading:
@@ -977,10 +651,10 @@ class _Reader:
         episode alone plays it on the book loaded now; anything else is the model's."""
         named = list(dict.fromkeys(n.title for n in titles))
         rest = "".join(c.text for c in clauses)
-        rest = _PLACEHOLDER.sub("", rest)
-        script = _script(rest) if rest.strip() else self.language
+        rest = PLACEHOLDER.sub("", rest)
+        script = script_of(rest) if rest.strip() else self.language
         p = self.phrases(script)
-        leftover = _strip_words(
+        leftover = strip_words(
             rest, (*p.words("fillers"), *p.words("title_wrappers"), "的", "吧", "啊", "呢"), script
         )
         question = base.get("question", False)

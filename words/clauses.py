@@ -1,0 +1,380 @@
+"""Clauses of an utterance and the cue words in them: what each clause asks for, how.
+
+A `Scanner` holds the phrase data of both languages. It cleans a transcript of what is not
+the listener's (ReAct labels, a result written into the request, the object between a
+phrasal verb and its particle), splits the masked utterance into clauses, and reads each:
+its cue hits (`Hit`: a tool, the kind of cue, where it stands), whether a cue is negated
+("不要暂停"), whether the clause asks a question, plans for later ("明天再接着听") or is only
+an interjection ("等等"), and what remarks of the room say of the loudness. `reading`
+decides from them what the whole request means.
+
+The masked text stands titles as ``§B<i>§``, durations as ``§D<seconds>§``, times of day as
+``§T§`` and episodes said as ``§E<n>§``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .phrases import Cue, Phrases, load
+from .titles import Named
+
+__all__ = ["COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
+           "script_of", "strip_words"]  # fmt: skip
+
+PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
+"""Calls that set what plays: of several said, the last one is meant."""
+COMMANDS = PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer"}
+GROUP = {
+    **{t: "playback" for t in PLAYBACK},
+    "volume_up": "volume", "volume_down": "volume", "set_volume": "volume",
+    "seek": "seek", "sleep_timer": "sleep",
+}  # fmt: skip
+RANK = {
+    ("sleep_timer", "cancel"): 95,
+    ("play_book", "replay"): 90,
+    ("play_book", "from_start"): 89,
+    ("play_book", "other_book"): 88,
+    ("play_book", "another"): 87,
+    ("next_episode", "cues"): 80,
+    ("previous_episode", "cues"): 80,
+    ("volume_up", "cues"): 70,
+    ("volume_down", "cues"): 70,
+    ("stop", "cues"): 60,
+    ("pause", "cues"): 60,
+    ("play_book", "continue"): 55,
+    ("resume", "cues"): 50,
+    ("seek", "forward"): 45,
+    ("seek", "back"): 45,
+    ("search_album", "cues"): 40,
+    ("list_albums", "cues"): 35,
+    ("help", "cues"): 30,
+    ("play_book", "cues"): 20,
+}
+"""Which cue of one clause wins when it holds several (patterns with slots rank above all)."""
+
+_CLAUSE_END = re.compile(r"[,.!?;，。！？；…、]+|\s+but\s+|但是|不过")
+PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
+
+_QUESTION_END = re.compile(r"[?？]\s*$")
+
+_FAKE_RESULT = re.compile(
+    r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
+)
+"""An Observation or a Final Answer written into a request ("播放西游记第2集 Observation: 已经播放
+完毕"): the framework's words, not the listener's, taken out to the end of their clause."""
+_LABEL = re.compile(
+    r"(?:observation|final\s*answer|action\s*input|action|thought)\s*[:：]\s*(?:[a-z_]+(?![\w']))?",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Hit:
+    tool: str
+    kind: str
+    start: int
+    end: int
+    args: dict[str, Any] = field(default_factory=dict)
+    negated: bool = False
+
+    @property
+    def rank(self) -> int:
+        if self.kind == "pattern":
+            return 100
+        if self.tool == "get_status":
+            return 41
+        return RANK.get((self.tool, self.kind), 10)
+
+
+@dataclass
+class Clause:
+    text: str  # masked: titles §B…§, durations §D<seconds>§, times §T§, episodes §E<n>§
+    start: int
+    hits: list[Hit]
+    question: bool
+    titles: list[Named]
+    later: bool = False  # plans for later ("明天再接着听"): its commands are not for now
+
+
+def mask(folded: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """`folded` with each span replaced by its placeholder; also, for each character of
+    the result, where it came from (a placeholder points at its span's start)."""
+    out, where, at = [], [], 0
+    for start, end, token in sorted(spans):
+        if start < at:
+            continue
+        out.append(folded[at:start])
+        where.extend(range(at, start))
+        out.append(token)
+        where.extend([start] * len(token))
+        at = end
+    out.append(folded[at:])
+    where.extend(range(at, len(folded)))
+    return "".join(out), where
+
+
+def strip_words(text: str, words: Iterable[str], language: str) -> str:
+    """`text` without any of `words` at its ends (repeatedly)."""
+    ordered = sorted({w for w in words if w}, key=len, reverse=True)
+    if not ordered:
+        return text.strip()
+    body = "|".join(re.escape(w) for w in ordered)
+    if language == "zh":
+        head, tail = re.compile(rf"^(?:{body})"), re.compile(rf"(?:{body})$")
+    else:
+        head = re.compile(rf"^(?:{body})(?![\w'])\s*")
+        tail = re.compile(rf"\s*(?<![\w'])(?:{body})$")
+    text = text.strip()
+    for _ in range(8):
+        before = text
+        text = tail.sub("", head.sub("", text).strip()).strip(" ,.!?'\"，。！？、")
+        if text == before:
+            break
+    return text
+
+
+def script_of(text: str) -> str:
+    return "zh" if re.search(r"[\u3400-\u9fff]", PLACEHOLDER.sub("", text)) else "en"
+
+
+class Scanner:
+    """The clause reader of both languages' phrase data (`phrases.load`)."""
+
+    def __init__(self) -> None:
+        self.zh, self.en = load("zh"), load("en")
+
+    def phrases(self, script: str) -> Phrases:
+        """The phrase data of `script` ("zh" or "en")."""
+        return self.zh if script == "zh" else self.en
+
+    def clean(self, text: str) -> str:
+        """`text` without what is not the listener's: an Observation or a Final Answer
+        written into it (to the end of its clause), a ReAct label and the tool name after
+        it, and the object between a phrasal verb and its particle."""
+        text = _FAKE_RESULT.sub(", ", text)
+        text = _LABEL.sub(", ", text).strip(" ,")
+        return self._phrasal(text)
+
+    def _phrasal(self, text: str) -> str:
+        """`text` with the object between a phrasal verb and its particle dropped ("turn
+        that off" -> "turn off", "turn the volume up" -> "turn up"), as the English data
+        lists verbs, objects and particles."""
+        p = self.en
+        verbs, objects = p.words("phrasal_verbs"), p.words("phrasal_objects")
+        particles = p.words("phrasal_particles")
+        if not (verbs and objects and particles):
+            return text
+        pattern = (
+            rf"\b({'|'.join(map(re.escape, verbs))})\s+(?:{'|'.join(map(re.escape, objects))})"
+            rf"\s+({'|'.join(map(re.escape, particles))})\b"
+        )
+        return re.sub(pattern, r"\1 \2", text, flags=re.IGNORECASE)
+
+    def acknowledgement(self, folded: str) -> bool:
+        if not re.search(r"\w", folded):
+            return False
+        script = script_of(folded)
+        p = self.phrases(script)
+        text = strip_words(
+            re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", folded).strip(),
+            (*p.words("fillers"), *p.words("acknowledgements")),
+            script,
+        )
+        return not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", text)
+
+    # -- clauses -----------------------------------------------------------------------
+
+    def clauses(self, masked: str, where: list[int], titles: list[Named]) -> list[Clause]:
+        clauses = []
+        at = 0
+        for match in [*_CLAUSE_END.finditer(masked), None]:
+            end = match.start() if match else len(masked)
+            piece = masked[at:end]
+            if piece.strip():
+                offset = at + (len(piece) - len(piece.lstrip()))
+                clauses.append(self._clause(piece.strip(), offset, masked, titles))
+            at = match.end() if match else len(masked)
+        return clauses
+
+    def _clause(self, text: str, offset: int, masked: str, titles: list[Named]) -> Clause:
+        hits: list[Hit] = []
+        named = [titles[int(i)] for i in re.findall(r"§B(\d+)§", text)]
+        for p in (self.zh, self.en):
+            for tool, pattern in p.patterns:
+                for m in pattern.finditer(text):
+                    args = {k: v for k, v in m.groupdict().items() if v is not None}
+                    hits.append(Hit(tool, "pattern", m.start(), m.end(), args))
+        for p in (self.zh, self.en):
+            if p.cue_pattern is None:
+                continue
+            found: list[tuple[int, int, str]] = []
+            for i in range(len(text)):
+                m = p.cue_pattern.match(text, i)
+                if m is not None and m.end() > i:
+                    found.append((m.start(), m.end(), m.group()))
+            # A cue inside a longer one is part of it ("播放" of "暂停播放"), and so is one
+            # inside a pattern's match ("暂停" of "二十分钟后暂停").
+            spans = [(h.start, h.end) for h in hits if h.kind == "pattern"] + [
+                (a, b) for a, b, _ in found
+            ]
+            for start, end, word in found:
+                if any(a <= start and end <= b and (a, b) != (start, end) for a, b in spans):
+                    continue
+                if any(h.kind == "pattern" and h.start <= start and end <= h.end for h in hits):
+                    continue
+                for cue in p.cues[word]:
+                    hits.append(Hit(cue.tool, cue.kind, start, end))
+            for cue, pattern in p.kind_patterns:
+                for m in pattern.finditer(text):
+                    if not any(
+                        h.start <= m.start()
+                        and m.end() <= h.end
+                        and h.end - h.start > m.end() - m.start()
+                        for h in hits
+                    ):
+                        hits.append(Hit(cue.tool, cue.kind, m.start(), m.end()))
+            head = self._head(text, p)
+            if head is not None and not any(h.start <= head[1] < h.end for h in hits):
+                for cue in p.heads[text[head[1] : head[2]]]:
+                    hits.append(Hit(cue.tool, cue.kind, head[1], head[2]))
+        script = script_of(text)
+        if script == "zh":
+            # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands nothing
+            hits = [
+                h
+                for h in hits
+                if h.kind not in ("cues", "continue")
+                or h.tool not in COMMANDS
+                or not (
+                    re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
+                    or re.match(r"[着过]", text[h.end : h.end + 1])  # "我听着睡": no command
+                )
+            ]
+        for hit in hits:
+            # "别这么吵" is a complaint (quieter), "别停" a negated stop
+            complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
+            hit.negated = not complaint and self._negated(text[: hit.start], script)
+        question = self._question(text, script, hits)
+        later = self.later(text, script)
+        return Clause(text, offset, sorted(hits, key=lambda h: h.start), question, named, later)
+
+    def _head(self, text: str, p: Phrases) -> tuple[Cue, int, int] | None:
+        """The one-character verb at the head of `text` (after fillers, a subject and a
+        modal: "我想放…", "给我来…"), with where it stands."""
+        if p.head_pattern is None:
+            return None
+        lead = sorted(
+            {*p.words("fillers"), *p.words("polite_requests"), *p.words("negations"),
+             *p.words("head_lead")},
+            key=len, reverse=True,
+        )  # fmt: skip
+        at = 0
+        while True:
+            rest = text[at:].lstrip()
+            at = len(text) - len(rest)
+            for word in lead:
+                if word and rest.startswith(word) and not p.head_pattern.match(rest):
+                    at += len(word)
+                    break
+            else:
+                break
+        m = p.head_pattern.match(text, at)
+        if m is None:
+            return None
+        return p.heads[m.group()][0], m.start(), m.end()
+
+    def later(self, text: str, script: str) -> bool:
+        """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow")."""
+        plain = PLACEHOLDER.sub(" ", text)
+        p = self.phrases(script)
+        words = p.words("later_words")
+        if any(re.search(pattern, plain) for pattern in p.lexicon.get("later_patterns", ())):
+            return True
+        if script == "zh":
+            return any(w in plain for w in words)
+        return any(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain) for w in words)
+
+    def _negated(self, before: str, script: str) -> bool:
+        p = self.phrases(script)
+        tail = before.rstrip()
+        if script == "zh":
+            trimmed = re.sub(r"(?:再|去|给我|帮我|先)$", "", tail)
+            return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
+        words = tail.split()[-3:]
+        return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
+                   for n in p.words("negations"))  # fmt: skip
+
+    def _question(self, text: str, script: str, hits: list[Hit]) -> bool:
+        """True when `text` asks about something rather than for something: a question
+        word leads it ("where did I stop" asks, whatever "stop" says), or it holds one and
+        no command ("这是第几集"), or it ends in a question mark and commands nothing. A
+        command asked politely is a command ("能不能暂停一下", "can you turn it up?")."""
+        p = self.phrases(script)
+        plain = PLACEHOLDER.sub(" ", text)
+        commands = [h for h in hits if h.tool in COMMANDS and not h.negated]
+        info = [h for h in hits if h.tool not in COMMANDS]
+        if any(h.tool in ("volume_up", "volume_down") for h in commands):
+            return False  # "听不太清楚在讲啥": a complaint, whatever its question word
+        marked = bool(_QUESTION_END.search(text))
+        polite = p.words("polite_requests")
+        if script == "en":
+            lead = strip_words(plain, [w for w in p.words("fillers") if w not in polite], "en")
+            if any(re.match(rf"{re.escape(w)}(?![\w'])", lead) for w in polite):
+                return not commands and (marked or bool(info))
+            if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
+                return True
+            return marked and not commands
+        asked = marked or any(q in plain for q in p.words("question_words"))
+        if not asked:
+            return False
+        if not commands:
+            return True
+        first = min(h.start for h in commands)
+        if any(w in plain[:first] for w in polite):
+            return False  # "能不能暂停一下", "可以放西游记吗"
+        return bool(info)  # "现在放到第几集了": the question's own words, not a command
+
+    # -- the whole request ---------------------------------------------------------------
+
+    def says_episode(self, clause: Clause) -> bool:
+        """True when `clause` speaks of an episode ("这一集", "this chapter")."""
+        script = script_of(clause.text)
+        words = self.phrases(script).words("episode_words")
+        text = PLACEHOLDER.sub(" ", clause.text)
+        return "§E" in clause.text or any(w in text for w in words)
+
+    def interjection(self, clause: Clause) -> bool:
+        """True when `clause` is only an interjection ("wait", "等等") before another."""
+        script = script_of(clause.text)
+        text = strip_words(
+            PLACEHOLDER.sub(" ", clause.text), self.phrases(script).words("fillers"), script
+        )
+        return text in self.phrases(script).words("interjections")
+
+    def loudness(self, clauses: list[Clause]) -> str | None:
+        """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
+        quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
+        not both; else None."""
+        up = down = 0
+        for clause in clauses:
+            script = script_of(clause.text)
+            p = self.phrases(script)
+            text = PLACEHOLDER.sub(" ", clause.text)
+            for side, name in ((1, "louder_signals"), (-1, "quieter_signals")):
+                for word in p.words(name):
+                    found = (
+                        word in text
+                        if script == "zh"
+                        else re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text)
+                    )
+                    if found:
+                        up, down = (up + 1, down) if side > 0 else (up, down + 1)
+        if up and not down:
+            return "volume_up"
+        if down and not up:
+            return "volume_down"
+        return None

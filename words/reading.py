@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said
+from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .numbers import english_number, number_value, numbers_said
 from .phrases import Cue, Phrases, load
 from .text import clean_transcript, fold
@@ -108,20 +108,25 @@ class Reading:
 
 _PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
 """Calls that set what plays: of several said, the last one is meant."""
-_COMMANDS = _PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer"}
+_COMMANDS = _PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer",
+                         "set_speed", "set_skip"}  # fmt: skip
 _GROUP = {
     **{t: "playback" for t in _PLAYBACK},
     "volume_up": "volume", "volume_down": "volume", "set_volume": "volume",
-    "seek": "seek", "sleep_timer": "sleep",
+    "seek": "seek", "sleep_timer": "sleep", "set_speed": "speed", "set_skip": "skip",
 }  # fmt: skip
 _RANK = {
     ("sleep_timer", "cancel"): 95,
+    ("sleep_timer", "episode_end"): 85,
     ("play_book", "replay"): 90,
     ("play_book", "from_start"): 89,
     ("play_book", "other_book"): 88,
     ("play_book", "another"): 87,
     ("next_episode", "cues"): 80,
     ("previous_episode", "cues"): 80,
+    ("set_speed", "normal"): 72,
+    ("set_speed", "faster"): 71,
+    ("set_speed", "slower"): 71,
     ("volume_up", "cues"): 70,
     ("volume_down", "cues"): 70,
     ("stop", "cues"): 60,
@@ -150,7 +155,8 @@ _TOPICS = (
 )
 """The get_status topics, the most specific first."""
 
-_CLAUSE_END = re.compile(r"[,.!?;，。！？；…、]+|\s+but\s+|但是|不过")
+_CLAUSE_END = re.compile(r"(?:[,!?;，。！？；…、]|(?<!\d)\.|\.(?!\d))+|\s+but\s+|但是|不过")
+"""Where a clause ends: punctuation (not the point of a decimal, "1.5倍速"), "but", "但是"."""
 _PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
 _EPISODE_MARKED = re.compile(
     r"第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
@@ -551,6 +557,15 @@ class _Reader:
                 continue
             kept.pop(group, None)
             kept[group] = (clause, hit)
+        ending = kept.get("sleep")
+        if ending is not None and ending[1].kind == "episode_end":
+            playback = kept.get("playback")
+            if playback is not None and playback[1].tool in ("stop", "pause"):
+                del kept["playback"]  # "after this chapter, stop": the stop is the timer's
+            else:
+                del kept["sleep"]  # "after this chapter" alone commands nothing
+                if not kept:
+                    return self._bare(base, clauses, titles, hints)
         calls: list[Call] = []
         extra: dict[str, Any] = {}
         asked = [(c, h) for c, h in acts if h.tool == "search_album"]
@@ -615,6 +630,9 @@ class _Reader:
                 if h.tool not in _COMMANDS
                 or (h.kind == "pattern" and h.tool == "set_volume" and False)
             ]
+            ends = [h for h in live if h.kind == "episode_end"]
+            if ends:  # "when this chapter ends, switch off": a time, not a question
+                return ends[-1]
             if not info:
                 return _Hit("", "question", 0, 0)
             status = [h for h in info if h.tool == "get_status"]
@@ -635,7 +653,18 @@ class _Reader:
             return hit.rank
 
         best = max(rank(h) for h in live)
-        hit = [h for h in live if rank(h) == best][-1]
+        top = [h for h in live if rank(h) == best]
+        # of two patterns, one inside the other's match is part of it ("片头跳过20秒" is
+        # an intro skip, not the seek of "跳过20秒")
+        top = [
+            h
+            for h in top
+            if not any(
+                o.start <= h.start and h.end <= o.end and o.end - o.start > h.end - h.start
+                for o in top
+            )
+        ]
+        hit = top[-1]
         starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
         if hit.kind == "replay" and starts and not self._says_episode(clause):
             hit = starts[-1]  # "把活着从头再听一遍": the book from its start
@@ -691,6 +720,9 @@ class _Reader:
         if tool == "sleep_timer":
             if kind == "cancel":
                 return Call("sleep_timer", {"minutes": 0})
+            if "episode_end" in hit.args or kind == "episode_end":
+                # "听完这一集就关", "stop after this chapter", "after this chapter, stop"
+                return Call("sleep_timer", {"end_of_episode": True})
             seconds = self._slot_seconds(hit)
             if seconds is None or kind != "pattern":
                 return None
@@ -701,6 +733,10 @@ class _Reader:
             )
         if tool == "seek":
             return self._seek(clause, hit)
+        if tool == "set_speed":
+            return self._speed(hit)
+        if tool == "set_skip":
+            return self._skip(clause)
         if tool == "search_album":
             said = hit.args.get("k", "")
             inside = [titles[int(i)].title for i in re.findall(r"§B(\d+)§", said)]
@@ -839,6 +875,43 @@ class _Reader:
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
         step = int(p.tools["seek"].get("default_seconds", 30))
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})
+
+    @staticmethod
+    def _speed(hit: _Hit) -> Call | None:
+        """set_speed: a speed said ("1.5倍速": rate 1.5), faster or slower by a step, or
+        normal (rate 1); a speed out of 0.5..2 is the model's."""
+        if hit.kind == "faster":
+            return Call("set_speed", {"step": 1})
+        if hit.kind == "slower":
+            return Call("set_speed", {"step": -1})
+        if hit.kind == "normal":
+            return Call("set_speed", {"rate": 1.0})
+        rate = rate_said(hit.args.get("rate", ""))
+        if rate is None:
+            return None
+        rate += 0.5 if hit.args.get("half") else 0.0
+        if not 0.5 <= rate <= 2.0:
+            return None
+        return Call("set_speed", {"rate": rate})
+
+    def _skip(self, clause: _Clause) -> Call | None:
+        """set_skip: the seconds of intro and outro every pattern of `clause` says
+        ("跳过片头30秒，片尾10秒" gives both); one without an amount is the model's."""
+        ends = {fold(w) for w in ("片尾", "结尾", "最后", "last", "end", "outro", "outros",
+                                   "ending", "credits")}  # fmt: skip
+        arguments: dict[str, Any] = {}
+        for hit in clause.hits:
+            if hit.tool != "set_skip" or hit.kind != "pattern" or hit.negated:
+                continue
+            key = "outro" if fold(hit.args.get("which", "")) in ends else "intro"
+            if "off" in hit.args:
+                arguments[key] = 0
+                continue
+            seconds = self._slot_seconds(hit)
+            if seconds is None:
+                return None
+            arguments[key] = seconds
+        return Call("set_skip", arguments) if arguments else None
 
     def _keyword(self, clause: _Clause, hit: _Hit) -> str:
         """The words of `clause` that say which book when no library title is named: what

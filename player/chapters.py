@@ -27,6 +27,7 @@ _LOGGER = logging.getLogger(__name__)
 
 CHAPTER_EXTENSIONS = frozenset({".m4b", ".m4a", ".mp4", ".mp3"})
 """File types whose chapter marks are read (MP4 chapter lists, ID3v2 CHAP frames)."""
+_SUFFIXES = tuple(CHAPTER_EXTENSIONS)
 MIN_FILE_BYTES = 1024
 """A smaller file holds no chapter list worth reading."""
 MAX_ID3_FRAMES = 4096
@@ -158,7 +159,7 @@ class ChapterIndex:
     def chapters(self, path: str, size: int, mtime_ns: int) -> tuple[Chapter, ...]:
         """The chapters of the file at `path` whose size (bytes) and mtime (ns) are
         given; () for a file without chapter marks or one that cannot be read (logged)."""
-        if os.path.splitext(path)[1].lower() not in CHAPTER_EXTENSIONS or size < MIN_FILE_BYTES:
+        if size < MIN_FILE_BYTES or not path.lower().endswith(_SUFFIXES):
             return ()
         with self._lock:
             if self._known is None:

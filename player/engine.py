@@ -610,6 +610,10 @@ class Playback:
             if not ended and state.action is None:
                 ended = self._fill(state, cuts)
             if state.ready.size == 0:
+                with self._cond:
+                    if self._seek is not None or self._stopped:
+                        state.action = None  # a seek came while decoding: it goes first
+                        continue
                 action = state.action
                 if action is None:
                     if not decoder.produced and decoder.skipped:

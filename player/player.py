@@ -538,6 +538,14 @@ class Player(PlayerTools):
         episode = detail.episode(mark.section)
         if episode is None:
             return None
+        if episode.is_chapter and episode.duration and mark.position > episode.duration:
+            # left before the file's chapters were read (the whole file was one episode):
+            # the same place in the file, in the chapter that holds it
+            at = episode.start + mark.position
+            for chapter in file_chapters(detail, episode):
+                if chapter.start <= at:
+                    episode = chapter
+            return episode, at - episode.start
         return episode, mark.position
 
     # playing ----------------------------------------------------------------------------

@@ -85,6 +85,7 @@ def number_episodes(
     return tuple(episodes)
 
 
+_CHAPTERED = tuple(CHAPTER_EXTENSIONS)
 MAX_SKIP_SECONDS = 600.0
 """The longest intro or outro skip album.json may set, in seconds."""
 
@@ -253,7 +254,7 @@ class LocalLibrary:
         """{path: chapter marks} of the files that have some (`ChapterIndex`)."""
         marks = {}
         for path in files:
-            if os.path.splitext(path)[1].lower() not in CHAPTER_EXTENSIONS:
+            if not path.lower().endswith(_CHAPTERED):
                 continue
             try:
                 stat = os.stat(path)

@@ -197,6 +197,17 @@ async def test_seek_is_within_the_chapter(make_player, tmp_path, moby, sink):
         await bounded(player.seek(5))
 
 
+async def test_a_bookmark_from_before_the_chapters_finds_its_chapter(make_player, tmp_path, moby):
+    """A book left at 7.5 s of its file when the file was one episode resumes in chapter
+    3 at 1.5 s, not at the start of chapter 1."""
+    shelf(tmp_path / "lib", "白鲸记", moby)
+    player = await make_player(library_paths=[tmp_path / "lib"])
+    detail = await bounded(player.resolve("白鲸记"))
+    player.store.bookmark_save(detail.album, detail.episodes[0], 7.5)
+    result = await bounded(player.play_book("白鲸记"))
+    assert result["now"]["episode"] == 3 and result["now"]["position"] == pytest.approx(1.5)
+
+
 @pytest.mark.slow
 async def test_kill_during_a_chapter_resumes_in_that_chapter(tmp_path, make_player):
     from test_player_kill import kill, spawn, wait_ready

@@ -244,6 +244,10 @@ def test_the_facts_for_the_grammar() -> None:
         ("恢复正常速度", [("set_speed", {"rate": 1.0})]),
         ("快一点暂停", [("pause", {})]),  # "quickly, pause": no speed
         ("play at 1.5x speed", [("set_speed", {"rate": 1.5})]),
+        ("play at one and a half speed", [("set_speed", {"rate": 1.5})]),  # not "half speed"
+        ("half speed", [("set_speed", {"rate": 0.5})]),
+        ("念得有点赶，我跟不上", [("set_speed", {"step": -1})]),
+        ("the reader rushes, I can't keep up", [("set_speed", {"step": -1})]),
         ("speed up", [("set_speed", {"step": 1})]),
         ("slow down a bit", [("set_speed", {"step": -1})]),
         ("normal speed please", [("set_speed", {"rate": 1.0})]),
@@ -262,6 +266,8 @@ def test_the_facts_for_the_grammar() -> None:
         ("stop after this chapter", [("sleep_timer", {"end_of_episode": True})]),
         ("after this episode, pause", [("sleep_timer", {"end_of_episode": True})]),
         ("finish this chapter and then stop", [("sleep_timer", {"end_of_episode": True})]),
+        ("let this part run out, then shut it off", [("sleep_timer", {"end_of_episode": True})]),
+        ("等这回讲完再关掉", [("sleep_timer", {"end_of_episode": True})]),
         ("after this chapter", []),  # no stop said: the model's
     ],
 )

@@ -15,6 +15,9 @@ Printed figures:
   the underruns of a 60 s book while the local model generates with the default threads.
 - catalog figures (bench/catalog.py): the longest event-loop stall while a 500 x 100 library
   is rescanned, and `search_album` latency over it plus 3 feeds, one of them dead.
+- audiobook figures (bench/books.py): reading and indexing the chapters of a 20-hour M4B
+  with 200 chapters, 60 s of book at 1.5x as seconds of output and its pitch, and the CPU
+  while playing at 1.5x. ``--books-only`` prints just these.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import audio_load  # bench/ is on sys.path when this runs as a script
+from books import book_figures
 from catalog import catalog_figures
 
 from player import Player
@@ -164,7 +168,12 @@ def main() -> None:
                         help="GGUF model generating meanwhile")  # fmt: skip
     parser.add_argument("--compare-old", action="store_true",
                         help="also run the load figures with the earlier audio settings")  # fmt: skip
+    parser.add_argument("--books-only", action="store_true",
+                        help="only the audiobook figures (chapters, speed)")  # fmt: skip
     args = parser.parse_args()
+    if args.books_only:
+        book_figures(encode, args.play)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         files = {
             "MP3 64 kbit/s": encode(Path(tmp, "e.mp3"), "mp3", "libmp3lame", 44100, 64000,
@@ -202,6 +211,7 @@ def main() -> None:
     if args.load_seconds > 0:
         audio_load.report(args.model, args.load_seconds, encode, compare=args.compare_old)
     catalog_figures()
+    book_figures(encode, args.play)
 
 
 if __name__ == "__main__":

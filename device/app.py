@@ -670,7 +670,7 @@ def book_facts(player: Any) -> dict[str, Any]:
             facts["album"] = now.detail.album.title
             facts["episode"] = now.episode.section
             facts["episode_title"] = now.episode.title
-            facts["position_s"] = round(float(now.playback.position), 1)
+            facts["position_s"] = round(float(getattr(now, "position", now.playback.position)), 1)
     volume = getattr(player, "volume", None)
     if isinstance(volume, int | float):
         facts["volume_percent"] = round(volume * 100)

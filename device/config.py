@@ -49,6 +49,44 @@ class AudioConfig:
     duck_volume: float = field(default=0.0, metadata=_range(0.0, 1.0))
     volume_percent: int = field(default=80, metadata=_range(0, 100))
     max_volume_percent: int = field(default=100, metadata=_range(0, 100))
+    min_volume_percent: int = field(default=0, metadata=_range(0, 100))
+    bedtime: str = ""
+    bedtime_max_volume_percent: int = field(default=100, metadata=_range(0, 100))
+
+    def __post_init__(self) -> None:
+        if self.bedtime and bedtime_minutes(self.bedtime) is None:
+            raise ConfigError(
+                f'audio.bedtime: must look like "20:00-07:00" (local time; "" for none), '
+                f"got {self.bedtime!r}"
+            )
+        if self.min_volume_percent > self.max_volume_percent:
+            raise ConfigError(
+                f"audio.min_volume_percent: must not be above audio.max_volume_percent "
+                f"({self.max_volume_percent}), got {self.min_volume_percent}"
+            )
+        if self.bedtime_max_volume_percent < self.min_volume_percent:
+            raise ConfigError(
+                f"audio.bedtime_max_volume_percent: must not be below "
+                f"audio.min_volume_percent ({self.min_volume_percent}), "
+                f"got {self.bedtime_max_volume_percent}"
+            )
+
+
+_BEDTIME = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$")
+
+
+def bedtime_minutes(text: str) -> tuple[int, int] | None:
+    """A bedtime window "20:00-07:00" as (start, end) minutes after midnight (it may pass
+    midnight); None when `text` is not such a window (as `player.player.bedtime_window`
+    reads it, without importing the player)."""
+    match = _BEDTIME.match(text)
+    if match is None:
+        return None
+    h1, m1, h2, m2 = (int(g) for g in match.groups())
+    if h1 > 23 or h2 > 24 or m1 > 59 or m2 > 59 or (h2 == 24 and m2):
+        return None
+    start, end = h1 * 60 + m1, h2 * 60 + m2
+    return None if start == end else (start, end)
 
 
 @dataclass(frozen=True)

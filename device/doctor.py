@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import glob
 import importlib.util
 import os
@@ -20,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from device import model_files as models
-from device.config import Config
+from device.config import Config, bedtime_minutes
 from device.logs import quiet_stderr
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -180,6 +181,30 @@ def check_library(cfg: Config) -> list[Finding]:
     return findings
 
 
+def check_volume(cfg: Config) -> Finding:
+    """The book volume's limits: the first volume, the minimum and maximum, and the bedtime
+    window with its ceiling (whether it holds now, by this machine's clock)."""
+    audio = cfg.audio
+    detail = (
+        f"{audio.volume_percent}% at the first start, held between "
+        f"{audio.min_volume_percent}% and {audio.max_volume_percent}%"
+    )
+    window = bedtime_minutes(audio.bedtime) if audio.bedtime else None
+    if window is None:
+        return Finding("volume", OK, detail + "; no bedtime limit")
+    moment = datetime.datetime.now()
+    minute = moment.hour * 60 + moment.minute
+    start, end = window
+    night = start <= minute < end if start < end else minute >= start or minute < end
+    ceiling = min(audio.bedtime_max_volume_percent, audio.max_volume_percent)
+    return Finding(
+        "volume",
+        OK,
+        f"{detail}; at most {ceiling}% from {audio.bedtime} "
+        f"({'bedtime now' if night else 'not bedtime now'}, {moment:%H:%M})",
+    )
+
+
 def check_gpio(cfg: Config) -> Finding:
     """GPIO chips and the pin factory gpiozero would use."""
     if not cfg.button.gpio:
@@ -265,6 +290,7 @@ async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     findings.append(check_model(cfg, "tts", cfg.tts_voice, required=False, full=full))
     findings.extend(check_library(cfg))
     findings.extend(check_audio(cfg))
+    findings.append(check_volume(cfg))
     findings.append(check_gpio(cfg))
     findings.extend(check_disk(cfg))
     findings.append(check_state(cfg))

@@ -510,6 +510,9 @@ async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
             language=config.language,
             volume_percent=config.audio.volume_percent,
             max_volume_percent=config.audio.max_volume_percent,
+            min_volume_percent=config.audio.min_volume_percent,
+            bedtime=config.audio.bedtime,
+            bedtime_max_volume_percent=config.audio.bedtime_max_volume_percent,
         )
         await player.start()
     except Exception as err:

@@ -5,8 +5,8 @@ once here in `player/`:
 
 - each parameter's *role* and bounds, in its JSON Schema through ``Annotated`` (the
   ``x-role`` key; roles are ``title``, ``album-id``, ``episode``, ``page``, ``seconds``,
-  ``percent``, ``minutes``), so an agent can build exact constraints without knowing the
-  tool's name;
+  ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal), so an agent can build
+  exact constraints without knowing the tool's name;
 - whether a successful call ends the turn (``return_direct``: its ``message`` is the
   answer), the zh/en when-to-use hints and short examples, set as attributes by `tool`
   (what listeners say to call a tool is data of the words layer, ``words/phrases/``,
@@ -46,7 +46,11 @@ __all__ = [
     "Minutes",
     "Page",
     "Percent",
+    "Rate",
     "Seconds",
+    "SkipSeconds",
+    "SleepMinutes",
+    "SpeedStep",
     "StatusTopic",
     "result_schema",
     "returns",
@@ -65,6 +69,11 @@ MAX_PAGE = 50
 MAX_EPISODE = 9999
 MAX_SEEK_SECONDS = 36000
 MAX_SLEEP_MINUTES = 600
+MAX_SKIP_SECONDS = 600
+MIN_RATE, MAX_RATE = 0.5, 2.0
+"""Playback speeds a book may be set to (FFmpeg's atempo keeps the pitch)."""
+SPEED_STEP = 0.25
+"""How much one "faster" or "slower" changes the speed."""
 
 Keyword = Annotated[str, {"x-role": "title", "maxLength": 100}]
 AlbumId = Annotated[str, {"x-role": "album-id", "maxLength": 100}]
@@ -75,6 +84,15 @@ Seconds = Annotated[
 ]
 Percent = Annotated[int, {"x-role": "percent", "minimum": 0, "maximum": 100}]
 Minutes = Annotated[float, {"x-role": "minutes", "minimum": 0, "maximum": MAX_SLEEP_MINUTES}]
+SleepMinutes = Annotated[
+    float | None, {"x-role": "minutes", "minimum": 0, "maximum": MAX_SLEEP_MINUTES}
+]
+Rate = Annotated[float | None, {"x-role": "rate", "minimum": MIN_RATE, "maximum": MAX_RATE}]
+SpeedStep = Annotated[int, {"minimum": -4, "maximum": 4}]
+"""Steps of `SPEED_STEP` from the current speed: 1 faster, -1 slower."""
+SkipSeconds = Annotated[
+    float | None, {"x-role": "seconds", "minimum": 0, "maximum": MAX_SKIP_SECONDS}
+]
 STATUS_TOPICS = ("now", "episodes", "left", "time_left", "length", "author", "narrator",
                  "description", "volume", "sleep")  # fmt: skip
 """What a status question may ask about (`get_status`'s ``about``)."""

@@ -15,7 +15,9 @@ import concurrent.futures
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -96,6 +98,7 @@ class Decoder:
         self.formats_seen = 0
         self.produced = False
         self.lost_seconds = 0.0
+        self._read = False
         self._next_time: float | None = None
         try:
             self.container = av.open(str(path))
@@ -130,6 +133,7 @@ class Decoder:
     def frames(self) -> Iterator[av.AudioFrame]:
         """Decoded frames from the current position to the end, damaged packets skipped."""
         demuxer = self.container.demux(self.stream)
+        self._read = True
         self._next_time = None
         failures = 0
         while True:
@@ -179,7 +183,7 @@ class Decoder:
 
         Damage is skipped (see the class); the iterator ends at the end of what is readable.
         """
-        if start > 0:
+        if start > 0 or self._read:  # back to 0 too, once anything was read
             try:
                 self.container.seek(int(start * 1_000_000), backward=True, any_frame=False)
             except av.FFmpegError as err:
@@ -247,14 +251,108 @@ def _flush(resampler) -> Iterator[np.ndarray]:
         yield out.to_ndarray().reshape(-1)
 
 
+MIN_SPEED, MAX_SPEED = 0.5, 2.0
+"""The playback speeds `Tempo` takes (FFmpeg's atempo keeps the pitch over this range)."""
+
+
+def clamp_speed(speed: float) -> float:
+    """`speed` held to MIN_SPEED..MAX_SPEED (1.0 when it is not a number)."""
+    try:
+        value = float(speed)
+    except (TypeError, ValueError):
+        return 1.0
+    if value != value:  # NaN
+        return 1.0
+    return max(MIN_SPEED, min(MAX_SPEED, value))
+
+
+class Tempo:
+    """Interleaved int16 PCM played `speed` times as fast with its pitch kept: FFmpeg's
+    atempo filter (WSOLA) through PyAV's filter graph (abuffer -> atempo -> abuffersink).
+
+    `process` returns what the filter gives back for a block (it holds a few tens of
+    milliseconds); `flush` returns the rest, after which the object is spent.
+    """
+
+    def __init__(self, rate: int, channels: int, speed: float) -> None:
+        """`rate` Hz, `channels` 1 or 2, `speed` 0.5..2.0 (see `clamp_speed`)."""
+        self.rate = rate
+        self.layout = _LAYOUTS[channels]
+        self.speed = clamp_speed(speed)
+        self.graph = av.filter.Graph()
+        source = self.graph.add_abuffer(
+            format="s16", sample_rate=rate, layout=self.layout, time_base=Fraction(1, rate)
+        )
+        tempo = self.graph.add("atempo", f"{self.speed:.4f}")
+        shape = self.graph.add(
+            "aformat", f"sample_fmts=s16:sample_rates={rate}:channel_layouts={self.layout}"
+        )
+        sink = self.graph.add("abuffersink")
+        source.link_to(tempo)
+        tempo.link_to(shape)
+        shape.link_to(sink)
+        self.graph.configure()
+        self._pts = 0
+
+    def process(self, pcm: np.ndarray) -> np.ndarray:
+        """The output for interleaved int16 `pcm` (may be empty while the filter fills)."""
+        if pcm.size == 0:
+            return _EMPTY
+        frame = av.AudioFrame.from_ndarray(
+            np.ascontiguousarray(pcm).reshape(1, -1), format="s16", layout=self.layout
+        )
+        frame.sample_rate = self.rate
+        frame.pts = self._pts
+        self._pts += frame.samples
+        self.graph.push(frame)
+        return self._pull()
+
+    def flush(self) -> np.ndarray:
+        """What the filter still holds; the object is spent afterwards."""
+        self.graph.push(None)
+        return self._pull()
+
+    def _pull(self) -> np.ndarray:
+        outs = []
+        while True:
+            try:
+                frame = self.graph.pull()
+            except (av.BlockingIOError, av.EOFError):
+                break
+            outs.append(frame.to_ndarray().reshape(-1))
+        return np.concatenate(outs) if outs else _EMPTY
+
+
+_EMPTY = np.empty(0, dtype=np.int16)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A point of the file where the worker does more than play on (a chapter's end with
+    its outro and the next one's intro skipped, the end of an episode where a sleep timer
+    stops): at `at` seconds from the start of the file, it jumps to `jump` (when set),
+    then pauses (`pause`), or ends the playback as the end of the file would (`end`).
+    Audio is written up to `at` to the sample, never past it."""
+
+    at: float
+    jump: float | None = None
+    pause: bool = False
+    end: bool = False
+
+
 class Playback:
     """One file being played by a worker thread into `sink`.
 
     `loaded` resolves to the duration (seconds) once the file is open, or to DecodeError;
     cancelling it (the caller gave up waiting) makes the worker close the file without
-    playing. `position` is in seconds from the start of the file. `on_event` is called from
-    the worker thread with "ended" (the end of what is readable: damage on the way is
-    skipped), "error" (the file yields no audio at all) or "sink_error".
+    playing. `position` is in seconds from the start of the file, in the book's time
+    whatever the `speed` (FFmpeg's atempo, `Tempo`: at 1.5, 60 s of the file are written
+    as 40 s of output). `cuts` (`Cut`) and `end_trim` (seconds cut off the file's end: an
+    outro) act in the worker to the sample; `fade_out` lowers the volume to nothing over
+    some seconds of output, then pauses where the fade began. `on_event` is called from the
+    worker thread with "ended" (the end of what is readable, or of the cut), "paused" (a
+    `Cut` or a fade paused it; detail "cut" or "fade"), "error" (the file yields no audio
+    at all) or "sink_error".
     """
 
     def __init__(
@@ -268,9 +366,13 @@ class Playback:
         previous: Playback | None = None,
         chunk_seconds: float = 0.05,
         paused: bool = False,
+        speed: float = 1.0,
+        cuts: Sequence[Cut] = (),
+        end_trim: float = 0.0,
     ) -> None:
         """`start`: seconds; `volume`: callable giving 0.0..1.0; `previous`: a playback the
-        worker waits for before its first write, so two never write at once."""
+        worker waits for before its first write, so two never write at once; `speed`
+        0.5..2.0; `cuts` and `end_trim` (seconds) as in the class docstring."""
         self.path = Path(path)
         self.sink = sink
         self.rate = int(sink.sample_rate)
@@ -286,7 +388,14 @@ class Playback:
         self._stopped = False
         self._seek: float | None = None
         self._base = max(0.0, start)
-        self._frames = 0
+        self._speed = clamp_speed(speed)
+        self._segment_speed = self._speed
+        self._cuts = tuple(sorted(cuts, key=lambda c: c.at))
+        self._end_trim = max(0.0, end_trim)
+        self._fade_total = 0
+        self._fade_left = 0
+        self._fade_from: float | None = None
+        self._frames = 0  # output frames written since `_base`
         self._rewind = 0
         self._history: collections.deque[np.ndarray] = collections.deque()
         self._history_frames = 0
@@ -300,20 +409,19 @@ class Playback:
     # control, from any thread -------------------------------------------------------------
     @property
     def position(self) -> float:
-        """Seconds from the start of the file that the output has taken.
+        """Seconds from the start of the file that the output has taken (book time).
 
         Frames still queued in the sink (its optional ``delay()``) are not counted, so the
-        position stands still while the device accepts nothing (no speaker, held book). A
-        seek the worker has not reached yet is already the position: what the listener
-        asked for, and what a status or a bookmark taken now must say.
+        position stands still while the device accepts nothing (no speaker, held book).
         """
         with self._cond:
-            if self._seek is not None:
-                return self._seek
-            heard = self._frames - self._rewind
-            if not self._paused:
-                heard -= min(max(0, self._sink_delay()), heard)
-            return self._base + heard / self.rate
+            return self._position()
+
+    def _position(self) -> float:
+        heard = self._frames - self._rewind
+        if not self._paused:
+            heard -= min(max(0, self._sink_delay()), heard)
+        return self._base + heard * self._segment_speed / self.rate
 
     def _sink_delay(self) -> int:
         delay = getattr(self.sink, "delay", None)
@@ -330,6 +438,16 @@ class Playback:
         return self._paused
 
     @property
+    def speed(self) -> float:
+        """The playback speed (1.0 normal)."""
+        return self._speed
+
+    @property
+    def fading(self) -> bool:
+        """True while a `fade_out` is lowering the volume."""
+        return self._fade_left > 0
+
+    @property
     def alive(self) -> bool:
         """True until the worker has finished (end of file, stop or error)."""
         return self._thread.is_alive()
@@ -341,6 +459,7 @@ class Playback:
                 return
             queued = self._sink_delay()
             self._paused = True
+            self._fade_left = 0
             self._rewind = max(0, min(queued, self._history_frames, self._frames))
         self.sink.drop()
 
@@ -351,11 +470,40 @@ class Playback:
             self._cond.notify_all()
 
     def seek(self, seconds: float) -> None:
-        """Jump to `seconds` from the start of the file (clamped at 0)."""
+        """Jump to `seconds` from the start of the file (clamped at 0); `position` says so
+        at once (the worker starts decoding there within one chunk)."""
         with self._cond:
             self._seek = max(0.0, seconds)
+            self._base, self._frames, self._rewind = self._seek, 0, 0
             self._cond.notify_all()
         self.sink.drop()
+
+    def set_speed(self, speed: float) -> None:
+        """Play on at `speed` (0.5..2.0) from the sample heard now, pitch kept."""
+        speed = clamp_speed(speed)
+        with self._cond:
+            if speed == self._speed:
+                return
+            self._speed = speed
+            self._seek = self._position() if self._seek is None else self._seek
+            self._cond.notify_all()
+        self.sink.drop()
+
+    def set_cuts(self, cuts: Sequence[Cut], end_trim: float | None = None) -> None:
+        """Replace the cuts (and, when given, the seconds trimmed off the file's end)."""
+        with self._cond:
+            self._cuts = tuple(sorted(cuts, key=lambda c: c.at))
+            if end_trim is not None:
+                self._end_trim = max(0.0, end_trim)
+
+    def fade_out(self, seconds: float) -> None:
+        """Lower the volume to nothing over `seconds` of output, then pause where the fade
+        began (resume replays what faded)."""
+        with self._cond:
+            if self._paused or self._stopped:
+                return
+            self._fade_total = self._fade_left = max(1, int(seconds * self.rate))
+            self._fade_from = None
 
     def stop(self) -> None:
         """End playback; the worker exits after at most one chunk."""
@@ -420,9 +568,24 @@ class Playback:
         ):
             self._history_frames -= self._history.popleft().size // self.channels
 
+    def _plan(self) -> list[Cut]:
+        """The cuts, with the end of the file less `end_trim` as one that ends."""
+        cuts = list(self._cuts)
+        if self._end_trim > 0 and self.duration > self._end_trim + 1.0:
+            cuts.append(Cut(self.duration - self._end_trim, end=True))
+        return cuts
+
+    def _faded(self, chunk: np.ndarray) -> np.ndarray:
+        """`chunk` under the fade ramp (a linear fall to nothing); counts the fade down."""
+        frames = chunk.size // self.channels
+        left, total = self._fade_left, self._fade_total
+        gains = np.clip((left - np.arange(frames)) / total, 0.0, 1.0).astype(np.float32)
+        self._fade_left = max(0, left - frames)
+        shaped = chunk.reshape(-1, self.channels).astype(np.float32) * gains[:, None]
+        return shaped.reshape(-1)
+
     def _loop(self, decoder: Decoder) -> None:
-        pcm = decoder.pcm(self._base)
-        pending = np.empty(0, dtype=np.int16)
+        state = _Segment(decoder.pcm(self._base), self._new_tempo())
         ended = False
         while True:
             with self._cond:
@@ -431,51 +594,160 @@ class Playback:
                         return
                     if self._seek is not None:
                         target, self._seek = self._seek, None
-                        pcm.close()
-                        pcm = decoder.pcm(target)
-                        pending = np.empty(0, dtype=np.int16)
-                        self._base, self._frames, self._rewind = target, 0, 0
-                        self._history.clear()
-                        self._history_frames = 0
+                        state = self._restart(decoder, state, target)
                         ended = False
                     if not self._paused:
                         break
                     self._cond.wait()
                 if self._rewind:
                     tail = np.concatenate(list(self._history))[-self._rewind * self.channels :]
-                    pending = np.concatenate([tail, pending])
+                    state.ready = np.concatenate([tail, state.ready])
                     self._frames -= self._rewind
                     self._rewind = 0
                     self._history.clear()
                     self._history_frames = 0
-            while pending.size < self._chunk and not ended:
-                try:
-                    pending = np.concatenate([pending, next(pcm)])
-                except StopIteration:
-                    ended = True
-            if pending.size == 0:
-                if not decoder.produced and decoder.skipped:
-                    raise DecodeError("音频文件坏了，没有能播放的声音")
-                break
-            chunk, pending = pending[: self._chunk], pending[self._chunk :]
+                cuts = self._plan()
+            if not ended and state.action is None:
+                ended = self._fill(state, cuts)
+            if state.ready.size == 0:
+                with self._cond:
+                    if self._seek is not None or self._stopped:
+                        state.action = None  # a seek came while decoding: it goes first
+                        continue
+                action = state.action
+                if action is None:
+                    if not decoder.produced and decoder.skipped:
+                        raise DecodeError("音频文件坏了，没有能播放的声音")
+                    break
+                state.action = None
+                if action.end:
+                    break
+                if action.jump is not None:
+                    with self._cond:
+                        state = self._restart(decoder, state, action.jump)
+                    ended = False
+                elif state.tempo is None and abs(self._segment_speed - 1.0) >= 1e-3:
+                    state.tempo = Tempo(self.rate, self.channels, self._segment_speed)
+                if action.pause:
+                    with self._cond:
+                        self._paused = True
+                        self._fade_left = 0
+                    self._emit("paused", "cut")
+                continue
+            chunk, state.ready = state.ready[: self._chunk], state.ready[self._chunk :]
             gain = self.volume()
             out = chunk
-            if gain < 0.999:
+            fading = False
+            with self._cond:
+                if self._fade_left > 0:
+                    fading = True
+                    if self._fade_from is None:
+                        self._fade_from = (
+                            self._base + self._frames * self._segment_speed / self.rate
+                        )
+                    shaped = self._faded(chunk) * gain
+                    out = np.clip(shaped, -32768, 32767).astype(np.int16)
+            if not fading and gain < 0.999:
                 out = np.clip(chunk.astype(np.float32) * gain, -32768, 32767).astype(np.int16)
             with self._cond:
                 if self._paused or self._stopped or self._seek is not None:
                     # it came while this chunk was decoded: not one more chunk is written
-                    pending = np.concatenate([chunk, pending])
+                    state.ready = np.concatenate([chunk, state.ready])
                     continue
             self.sink.write(out.tobytes())
             with self._cond:
                 self._frames += chunk.size // self.channels
                 self.frames_written += chunk.size // self.channels
                 self._remember(chunk)
+                faded = fading and self._fade_left == 0 and self._fade_from is not None
+                if faded:
+                    # the fade is over: pause where it began, so resume replays the words
+                    self._paused = True
+                    state = self._restart(decoder, state, self._fade_from)
+                    self._fade_from = None
+                    ended = False
+            if faded:
+                self._emit("paused", "fade")
         end = self.position
-        if decoder.duration and end < decoder.duration - SHORT_END_SECONDS:
+        if decoder.duration and end < decoder.duration - self._end_trim - SHORT_END_SECONDS:
             _LOGGER.warning(
                 "%s ended at %.1f s of the %.1f s its header states (the rest is missing)",
                 self.path.name, end, decoder.duration,
             )  # fmt: skip
         self._emit("ended")
+
+    def _new_tempo(self) -> Tempo | None:
+        """A fresh atempo filter for the current speed; None at 1.0 (no filter)."""
+        self._segment_speed = self._speed
+        if abs(self._speed - 1.0) < 1e-3:
+            return None
+        return Tempo(self.rate, self.channels, self._speed)
+
+    def _restart(self, decoder: Decoder, state: _Segment, target: float) -> _Segment:
+        """Decode on from `target` seconds (a seek, a jump of a cut, a new speed, the start
+        of a fade); called with the lock held (the sink's queue is the caller's)."""
+        state.pcm.close()
+        self._base = max(0.0, target)
+        self._frames = 0
+        self._rewind = 0
+        self._history.clear()
+        self._history_frames = 0
+        return _Segment(decoder.pcm(self._base), self._new_tempo())
+
+    def _fill(self, state: _Segment, cuts: list[Cut]) -> bool:
+        """Decode until `state.ready` holds a chunk of output, a cut is reached (its action
+        set) or the file ends; True at the end of the file (all output flushed)."""
+        channels = self.channels
+        while state.ready.size < self._chunk and state.action is None:
+            want = max(channels, int(self._chunk * self._segment_speed) // channels * channels)
+            while state.pending.size < want and not state.done:
+                try:
+                    state.pending = np.concatenate([state.pending, next(state.pcm)])
+                except StopIteration:
+                    state.done = True
+            if state.pending.size == 0:
+                state.emit(state.flush())
+                return True
+            piece = state.pending[:want]
+            begin = self._base + state.consumed / self.rate
+            finish = begin + piece.size / channels / self.rate
+            for cut in cuts:
+                # half a frame of slack: a cut just acted on is not met again on resume
+                if begin + 0.5 / self.rate < cut.at <= finish:
+                    keep = min(piece.size, round((cut.at - begin) * self.rate) * channels)
+                    piece = piece[:keep]
+                    state.action = cut
+                    break
+            state.pending = state.pending[piece.size :]
+            state.consumed += piece.size // channels
+            state.emit(state.tempo.process(piece) if state.tempo is not None else piece)
+            if state.action is not None:
+                state.emit(state.flush())
+        return False
+
+
+@dataclass
+class _Segment:
+    """What the worker decodes from one start point: the PCM iterator, input not yet
+    taken (`pending`), output not yet written (`ready`), input frames taken, the tempo
+    filter, the cut reached and whether the input is exhausted."""
+
+    pcm: Iterator[np.ndarray]
+    tempo: Tempo | None
+    pending: np.ndarray = field(default_factory=lambda: _EMPTY)
+    ready: np.ndarray = field(default_factory=lambda: _EMPTY)
+    consumed: int = 0
+    action: Cut | None = None
+    done: bool = False
+
+    def emit(self, out: np.ndarray) -> None:
+        if out.size:
+            self.ready = np.concatenate([self.ready, out]) if self.ready.size else out
+
+    def flush(self) -> np.ndarray:
+        """What the tempo filter still holds (it is spent: a new one follows a restart)."""
+        if self.tempo is None:
+            return _EMPTY
+        out = self.tempo.flush()
+        self.tempo = None
+        return out

@@ -252,6 +252,45 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
                 {"minutes": 60},
             ),
         ),
+        _one(
+            "sleep_timer",
+            (_PLAYING["zh"], "等这回讲完再关掉", "这一集结束时停止。", {"end_of_episode": True}),
+            (
+                _PLAYING["en"],
+                "let this part run out, then shut it off",
+                "Stop when this episode ends.",
+                {"end_of_episode": True},
+            ),
+        ),
+    ],
+    "set_speed": [
+        _one(
+            "set_speed",
+            (_PLAYING["zh"], "念得有点赶，我跟不上", "读得太快，慢一档。", {"step": -1}),
+            (
+                _PLAYING["en"],
+                "the reader rushes, I can't keep up",
+                "Too fast: one step slower.",
+                {"step": -1},
+            ),
+        ),
+    ],
+    "set_skip": [
+        _one(
+            "set_skip",
+            (
+                _PLAYING["zh"],
+                "每集开头都有二十秒音乐，帮我去掉",
+                "每集跳过片头20秒。",
+                {"intro": 20},
+            ),
+            (
+                _PLAYING["en"],
+                "every part opens with a fifteen second jingle, leave it out",
+                "Skip 15 seconds at the start of every episode.",
+                {"intro": 15},
+            ),
+        ),
     ],
     "list_albums": [
         _one(

@@ -30,7 +30,10 @@ class Episode:
     """One playable part of an album.
 
     `section` is 1-based; `duration` is in seconds (0.0 when unknown); `location` is an
-    absolute file path for the local library or an http(s) URL for remote sources.
+    absolute file path for the local library or an http(s) URL for remote sources. A
+    chapter of a chapter-marked file (M4B chapter list, MP3 ID3 CHAP frames) is an episode
+    of its own: `start` and `end` are where it lies in the file, in seconds (`end` 0.0: the
+    file's end); a whole file has both 0.0.
     """
 
     album_id: str
@@ -38,6 +41,13 @@ class Episode:
     title: str
     location: str
     duration: float = 0.0
+    start: float = 0.0
+    end: float = 0.0
+
+    @property
+    def is_chapter(self) -> bool:
+        """True when this episode is a part of its file (a chapter), not the whole file."""
+        return self.start > 0.0 or self.end > 0.0
 
     @property
     def is_remote(self) -> bool:
@@ -49,7 +59,9 @@ class Episode:
 class Album:
     """One book or podcast: id (source-prefixed), title, author, episode count, where it
     comes from, a description, the narrator, and `aliases`: the book's other names (its
-    title in the other language, from album.json), which a listener may say instead."""
+    title in the other language, from album.json), which a listener may say instead.
+    `skip_intro`/`skip_outro`: seconds skipped at the start and end of every episode (a
+    series' opening and closing music, from album.json; a listener may set others)."""
 
     id: str
     title: str
@@ -59,6 +71,8 @@ class Album:
     description: str = ""
     narrator: str = ""
     aliases: tuple[str, ...] = ()
+    skip_intro: float = 0.0
+    skip_outro: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.aliases, tuple):  # read back from JSON as a list

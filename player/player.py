@@ -8,7 +8,9 @@ methods run on the event loop; decoding and `sink.write` run in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -19,8 +21,9 @@ from words.text import normalize
 from words.titles import FUZZY_MAX, SUBSTRING, TitleIndex
 
 from .cache import PART_SUFFIX, Cache, episode_key, file_name
+from .chapters import ChapterIndex
 from .download import Downloader, DownloadJob, Opener
-from .engine import Playback, probe
+from .engine import Cut, Playback, clamp_speed, probe
 from .errors import BadInputError, DecodeError, NotFoundError, PlayerError, SourceError
 from .http import Http
 from .models import Album, AlbumDetail, AudioSink, Episode, PlayerState
@@ -34,7 +37,7 @@ from .sources import (
     LocalLibrary,
 )
 from .sources.base import album_score, rank
-from .store import CacheEntry, Store
+from .store import BookSettings, CacheEntry, Store
 from .texts import clock, say, title_part
 from .tools import PlayerTools
 
@@ -43,15 +46,55 @@ _LOGGER = logging.getLogger(__name__)
 MAX_KEYWORD_CHARS = 100
 
 
+CHAPTER_SLACK = 0.001
+"""Seconds before a chapter's start that already count as in it (a cut lands to the sample,
+its position to within rounding)."""
+
+
 @dataclass
 class NowPlaying:
-    """The episode loaded in the playback worker, with its album."""
+    """The file loaded in the playback worker, with its album: `chapters` are the album's
+    episodes in this file, by their start (one, the whole file, for a plain file). The
+    episode now is the one the position heard lies in, so the worker moving on from one
+    chapter to the next (without reopening the file) moves it too."""
 
     detail: AlbumDetail
-    episode: Episode
     playback: Playback
     path: Path
     cached: bool
+    chapters: tuple[Episode, ...]
+
+    def at(self, seconds: float) -> tuple[Episode, float]:
+        """The episode holding `seconds` of the file, and the seconds into it."""
+        chosen = self.chapters[0]
+        for episode in self.chapters[1:]:
+            if episode.start > seconds + CHAPTER_SLACK:
+                break
+            chosen = episode
+        return chosen, max(0.0, seconds - chosen.start)
+
+    @property
+    def episode(self) -> Episode:
+        """The episode heard now."""
+        return self.at(self.playback.position)[0]
+
+    @property
+    def position(self) -> float:
+        """Seconds into the episode heard now (book time)."""
+        return self.at(self.playback.position)[1]
+
+    def length(self, episode: Episode) -> float:
+        """Seconds of `episode` (0.0 when unknown): a chapter's span, else the file's."""
+        if not episode.is_chapter:
+            return self.playback.duration or episode.duration
+        following = [e.start for e in self.chapters if e.start > episode.start]
+        end = following[0] if following else (episode.end or self.playback.duration)
+        return max(0.0, end - episode.start)
+
+    @property
+    def duration(self) -> float:
+        """Seconds of the episode heard now (0.0 when unknown)."""
+        return self.length(self.episode)
 
 
 @dataclass
@@ -70,9 +113,13 @@ class Player(PlayerTools):
     ``Player(*, library_paths, cache_dir, state_dir, sink, feeds=(), librivox_url=None,
     json_sources=(), sources=(), cache_max_bytes=2 GiB, bookmark_interval=5.0 s,
     prefetch_next=True, language="zh", page_size=5, download_retries=3, source_timeout=8.0 s,
-    volume_percent=100, max_volume_percent=100)``. `volume_percent` is the book volume of
-    the first start; a volume set later is remembered across restarts; every way of
-    setting it is capped at `max_volume_percent`.
+    volume_percent=100, max_volume_percent=100, min_volume_percent=0, bedtime="",
+    bedtime_max_volume_percent=100, fade_seconds=3.0)``. `volume_percent` is the book volume
+    of the first start; a volume set later is remembered across restarts; every way of
+    setting it is held between `min_volume_percent` (a child turning it down to nothing
+    would think the box broken) and `max_volume_percent`, and within the `bedtime` window
+    ("20:00-07:00", local time from `clock`) the book plays at most at
+    `bedtime_max_volume_percent`. A sleep timer's end fades out over `fade_seconds`.
     `json_sources` items are `JsonSourceSpec`s, dicts or config objects with the same field
     names; `sources` adds any other `CatalogSource`. Call `await start()` before use and
     `await close()` at exit (it saves the bookmark; the sink is the caller's to close).
@@ -101,8 +148,15 @@ class Player(PlayerTools):
         free_space: Callable[[Path], int] | None = None,
         volume_percent: int = 100,
         max_volume_percent: int = 100,
+        min_volume_percent: int = 0,
+        bedtime: str = "",
+        bedtime_max_volume_percent: int = 100,
+        fade_seconds: float = 3.0,
+        clock: Callable[[], datetime.datetime] = datetime.datetime.now,
     ) -> None:
-        """See the class docstring; `opener(path, mode)` opens partial download files."""
+        """See the class docstring; `opener(path, mode)` opens partial download files;
+        `clock` gives the local time (bedtime). Raises ValueError for a malformed
+        `bedtime`."""
         self.language = "en" if language == "en" else "zh"
         self.sink = sink
         self.bookmark_interval = bookmark_interval
@@ -114,7 +168,9 @@ class Player(PlayerTools):
         )
         self.cache = _open_cache(Path(cache_dir), self.store, cache_max_bytes)
         self.http = Http(timeout=source_timeout, language=self.language)
-        self.library = LocalLibrary([Path(p).expanduser() for p in library_paths])
+        self.library = LocalLibrary(
+            [Path(p).expanduser() for p in library_paths], chapters=ChapterIndex(self.store)
+        )
         all_sources: list[CatalogSource] = [self.library]
         feeds = list(feeds)
         if feeds:
@@ -143,11 +199,21 @@ class Player(PlayerTools):
         )
         self.state = PlayerState.IDLE
         self.max_volume_percent = max(0, min(100, int(max_volume_percent)))
+        self.min_volume_percent = max(0, min(self.max_volume_percent, int(min_volume_percent)))
+        self.bedtime = bedtime_window(bedtime)
+        self.bedtime_max_volume_percent = max(
+            self.min_volume_percent, min(self.max_volume_percent, int(bedtime_max_volume_percent))
+        )
+        self.fade_seconds = max(0.0, float(fade_seconds))
+        self.clock = clock
+        self._night: tuple[float, bool] = (float("-inf"), False)
         self.volume = self._initial_volume(volume_percent) / 100
         self.now: NowPlaying | None = None
         self.pending: PendingPlay | None = None
         self.last_error = ""
         self.sleep_deadline: float | None = None
+        self.sleep_left: float | None = None
+        self.sleep_at_end = False
         self._index: tuple[tuple, TitleIndex] | None = None
         self._subscribers: list[Callable[[PlayerState], object]] = []
         self._tasks: set[asyncio.Task[object]] = set()
@@ -159,13 +225,69 @@ class Player(PlayerTools):
         self._stopped: Playback | None = None  # the last worker stopped, maybe still finishing
 
     def _initial_volume(self, configured: int) -> int:
-        """The remembered volume (percent), else `configured`, capped at the maximum."""
+        """The remembered volume (percent), else `configured`, held within the limits."""
         try:
             stored = self.store.setting("volume")
             percent = int(stored) if stored is not None else int(configured)
         except ValueError:
             percent = int(configured)
-        return max(0, min(percent, self.max_volume_percent))
+        return max(self.min_volume_percent, min(percent, self.max_volume_percent))
+
+    def bedtime_now(self) -> bool:
+        """True within the bedtime window (checked at most once a second)."""
+        if self.bedtime is None:
+            return False
+        checked, night = self._night
+        now = time.monotonic()
+        if now - checked >= 1.0:
+            moment = self.clock()
+            night = in_window(self.bedtime, moment.hour * 60 + moment.minute)
+            self._night = (now, night)
+        return night
+
+    def volume_ceiling(self) -> int:
+        """The highest volume (percent) allowed now: the maximum, or the bedtime one."""
+        if self.bedtime_now():
+            return min(self.max_volume_percent, self.bedtime_max_volume_percent)
+        return self.max_volume_percent
+
+    def volume_now(self) -> float:
+        """The book's gain now (0.0..1.0): the volume set, held under the bedtime ceiling."""
+        return min(self.volume, self.volume_ceiling() / 100)
+
+    def book_settings(self, album: Album) -> tuple[float, float, float]:
+        """(speed, intro s, outro s) of a book: what the listener set, else 1.0 and the
+        skips of its album.json."""
+        held = self.store.book(album.id)
+        speed = clamp_speed(held.speed) if held.speed is not None else 1.0
+        intro = held.intro if held.intro is not None else album.skip_intro
+        outro = held.outro if held.outro is not None else album.skip_outro
+        return speed, max(0.0, intro), max(0.0, outro)
+
+    def book_settings_save(
+        self,
+        album: Album,
+        *,
+        speed: float | None = None,
+        intro: float | None = None,
+        outro: float | None = None,
+    ) -> None:
+        """Remember a book's speed and skips (the ones given), then apply them to the
+        book loaded now when it is this one."""
+        held = self.store.book(album.id)
+        self.store.book_save(
+            album.id,
+            BookSettings(
+                speed if speed is not None else held.speed,
+                intro if intro is not None else held.intro,
+                outro if outro is not None else held.outro,
+            ),
+        )
+        now = self.now
+        if now is not None and now.detail.album.id == album.id:
+            if speed is not None:
+                now.playback.set_speed(speed)
+            self.update_cuts()
 
     def store_volume(self, percent: int) -> None:
         """Remember the book volume (percent) for the next start."""
@@ -217,7 +339,7 @@ class Player(PlayerTools):
         now = self.now
         return {
             "state": str(self.state),
-            "position": round(now.playback.position, 2) if now is not None else None,
+            "position": round(now.position, 2) if now is not None else None,
             "speaker_problem": str(getattr(self.sink, "problem", "") or ""),
             "state_persistent": self.store.persistent,
             "state_problem": self.store.problem,
@@ -290,7 +412,8 @@ class Player(PlayerTools):
             self._save(now, now.playback.position)
 
     def _save(self, now: NowPlaying, position: float) -> None:
-        self.store.bookmark_save(now.detail.album, now.episode, position)
+        """Bookmark `position` (seconds of the file) as its episode and the seconds into it."""
+        self.store.bookmark_save(now.detail.album, *now.at(position))
 
     async def _bookmark_loop(self) -> None:
         """Save the position every `bookmark_interval` s while playing; retry failed writes
@@ -415,6 +538,14 @@ class Player(PlayerTools):
         episode = detail.episode(mark.section)
         if episode is None:
             return None
+        if episode.is_chapter and episode.duration and mark.position > episode.duration:
+            # left before the file's chapters were read (the whole file was one episode):
+            # the same place in the file, in the chapter that holds it
+            at = episode.start + mark.position
+            for chapter in file_chapters(detail, episode):
+                if chapter.start <= at:
+                    episode = chapter
+            return episode, at - episode.start
         return episode, mark.position
 
     # playing ----------------------------------------------------------------------------
@@ -422,15 +553,20 @@ class Player(PlayerTools):
         """Play `episode` now if it is local or cached (returns at once), else start its
         download and play when it is complete and checked. Returns the result text."""
         async with self._lock:
+            position = self._past_intro(detail, episode, position)
             path = self._playable_path(episode)
-            if path is not None:
+            if path is not None and self._same_file(detail, episode, path):
+                position = self._move(detail, episode, position)
+            elif path is not None:
                 position = await self._start(detail, episode, path, position)
-                if position > 1:
+            if path is not None:
+                intro = self.book_settings(detail.album)[1]
+                if position > 1 and abs(position - intro) > 0.5:
                     return say(self.language, "resuming", album=detail.album.title,
                                section=episode.section, time=clock(self.language, position))  # fmt: skip
                 key = "playing_cached" if episode.is_remote else "playing_local"
-                return say(self.language, key, album=detail.album.title,
-                           section=episode.section, title=title_part(self.language, episode))  # fmt: skip
+                return say(self.language, key, album=detail.album.title, section=episode.section,
+                           title=title_part(self.language, episode, detail.album.title))  # fmt: skip
             self._stop_current()
             job = self.downloader.start(
                 episode, f"{detail.album.title} #{episode.section}", supersede=True
@@ -445,6 +581,48 @@ class Player(PlayerTools):
             )
             return say(self.language, "downloading", album=detail.album.title,
                        section=episode.section)  # fmt: skip
+
+    def _past_intro(self, detail: AlbumDetail, episode: Episode, position: float) -> float:
+        """`position` (seconds into `episode`), moved past the book's intro skip: a start
+        or a resume never lands inside a skipped intro."""
+        intro = self.book_settings(detail.album)[1]
+        length = episode.duration
+        if intro and position < intro and (not length or intro < length - 1.0):
+            return intro
+        return position
+
+    def _same_file(self, detail: AlbumDetail, episode: Episode, path: Path) -> bool:
+        """True when `episode` is a chapter of the file playing now (a move within it)."""
+        now = self.now
+        return (
+            now is not None
+            and episode.is_chapter
+            and now.path == path
+            and now.detail.album.id == detail.album.id
+            and now.playback.alive
+            and not self._closed
+        )
+
+    def _move(self, detail: AlbumDetail, episode: Episode, position: float) -> float:
+        """Go to `position` seconds into `episode`, a chapter of the file playing now: the
+        worker seeks within the open file (nothing is reopened). Returns the position."""
+        now = self.now
+        assert now is not None
+        self.pending = None
+        now.detail = detail
+        now.chapters = file_chapters(detail, episode)
+        length = now.length(episode)
+        if position < 0 or (length and position >= length - 0.5):
+            position = 0.0
+        now.playback.seek(episode.start + position)
+        if now.playback.paused:
+            now.playback.resume()
+        self._set_state(PlayerState.PLAYING)
+        self.update_cuts()
+        self.store.bookmark_save(detail.album, episode, position)
+        _LOGGER.info("playing %s #%d from %.1f s (same file)", detail.album.title,
+                     episode.section, position)  # fmt: skip
+        return position
 
     def _playable_path(self, episode: Episode) -> Path | None:
         if not episode.is_remote:
@@ -474,22 +652,30 @@ class Player(PlayerTools):
     async def _start(
         self, detail: AlbumDetail, episode: Episode, path: Path, position: float
     ) -> float:
-        """Probe `path`, then hand it to a new worker; returns the start position (seconds,
-        0 when the bookmark was at the very end). Raises DecodeError for a corrupt file."""
+        """Probe `path`, then hand it to a new worker; returns the start position (seconds
+        into `episode`, 0 when the bookmark was at the very end). Raises DecodeError for a
+        corrupt file."""
         cached = episode.is_remote
         try:
             duration = await asyncio.to_thread(probe, path)
         except DecodeError as err:
             self._corrupt(detail, episode, cached)
             raise self._corrupt_error(detail, episode, cached) from err
+        chapters = file_chapters(detail, episode)
+        if episode.is_chapter:
+            following = [e.start for e in chapters if e.start > episode.start]
+            end = following[0] if following else (episode.end or duration)
+            duration = max(0.0, end - episode.start)
         if position < 0 or (duration and position >= duration - 0.5):
             position = 0.0
         self._stop_current()
         previous = self._stopped if self._stopped is not None and self._stopped.alive else None
         self.pending = None
+        speed, _intro, outro = self.book_settings(detail.album)
         playback = Playback(
-            path, self.sink, start=position, volume=lambda: self.volume,
-            on_event=self._from_worker, previous=previous,
+            path, self.sink, start=episode.start + position, volume=self.volume_now,
+            on_event=self._from_worker, previous=previous, speed=speed,
+            cuts=self._cuts(detail.album, chapters), end_trim=outro,
         )  # fmt: skip
         self._set_state(PlayerState.LOADING)
         self._loading = playback
@@ -512,7 +698,7 @@ class Player(PlayerTools):
         if self._closed:
             playback.stop()
             raise PlayerError(say(self.language, "stopped"))
-        self.now = NowPlaying(detail, episode, playback, path, cached)
+        self.now = NowPlaying(detail, playback, path, cached, chapters)
         self.last_error = ""
         self._set_state(PlayerState.PLAYING)
         self.store.bookmark_save(detail.album, episode, position)
@@ -532,6 +718,32 @@ class Player(PlayerTools):
         return DecodeError(
             say(self.language, key, album=detail.album.title, section=episode.section)
         )
+
+    def _cuts(self, album: Album, chapters: tuple[Episode, ...]) -> list[Cut]:
+        """Where the worker does more than play on from one chapter of a file to the next:
+        the book's outro and intro skipped, and a pause at the boundary while a sleep timer
+        waits for the end of the episode."""
+        _speed, intro, outro = self.book_settings(album)
+        cuts = []
+        starts = [e.start for e in chapters]
+        for i, following in enumerate(chapters[1:], 1):
+            length = following.start - starts[i - 1]
+            after = (starts[i + 1] if i + 1 < len(starts) else following.end) - following.start
+            cut_outro = outro if outro and outro < length - 1.0 else 0.0
+            cut_intro = intro if intro and (after <= 0 or intro < after - 1.0) else 0.0
+            jump = following.start + cut_intro if cut_outro or cut_intro else None
+            if jump is None and not self.sleep_at_end:
+                continue
+            cuts.append(Cut(following.start - cut_outro, jump=jump, pause=self.sleep_at_end))
+        return cuts
+
+    def update_cuts(self) -> None:
+        """Hand the worker the cuts and outro of the book loaded now (after a change)."""
+        now = self.now
+        if now is None:
+            return
+        outro = self.book_settings(now.detail.album)[2]
+        now.playback.set_cuts(self._cuts(now.detail.album, now.chapters), end_trim=outro)
 
     def _stop_current(self) -> Playback | None:
         """Stop the worker, then save its bookmark; returns it so the next one can wait."""
@@ -584,6 +796,14 @@ class Player(PlayerTools):
         now = self.now
         if now is None or now.playback is not playback or self._closed:
             return
+        if kind == "paused":  # at a chapter's end for the sleep timer, or after its fade
+            self._set_state(PlayerState.PAUSED)
+            self.save_bookmark()
+            _LOGGER.info("sleep timer: paused %s #%d (%s)", now.detail.album.title,
+                         now.episode.section, "end of episode" if detail == "cut" else "fade")  # fmt: skip
+            self.sleep_at_end = False
+            self.update_cuts()
+            return
         if kind in ("error", "sink_error"):
             self.last_error = str(detail)
             position = now.playback.position
@@ -593,16 +813,61 @@ class Player(PlayerTools):
                 self._corrupt(now.detail, now.episode, now.cached)
             self._save(now, position)
             return
-        following = now.detail.neighbour(now.episode, 1)
+        following = now.detail.neighbour(now.chapters[-1], 1)
         if following is None:
-            self.store.bookmark_save(now.detail.album, now.episode, 0.0)
+            self.store.bookmark_save(now.detail.album, now.chapters[-1], 0.0)
             self.now = None
             self._set_state(PlayerState.IDLE)
             _LOGGER.info("finished %s", now.detail.album.title)
             return
         self.store.bookmark_save(now.detail.album, following, 0.0)
         self.now = None
+        if self.sleep_at_end or now.playback.fading:
+            # the sleep timer ends with this episode: the next one waits for "continue"
+            self.sleep_at_end = False
+            self._cancel_sleep()
+            self._set_state(PlayerState.IDLE)
+            _LOGGER.info("sleep timer: stopped at the end of %s #%d", now.detail.album.title,
+                         now.chapters[-1].section)  # fmt: skip
+            return
         self._track(self.play(now.detail, following), f"advance to #{following.section}")
+
+
+def file_chapters(detail: AlbumDetail, episode: Episode) -> tuple[Episode, ...]:
+    """The episodes of `detail` that are chapters of `episode`'s file, by their start; just
+    `episode` when it is a whole file."""
+    if not episode.is_chapter:
+        return (episode,)
+    found = [e for e in detail.episodes if e.is_chapter and e.location == episode.location]
+    return tuple(sorted(found, key=lambda e: e.start)) or (episode,)
+
+
+_WINDOW = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$")
+
+
+def bedtime_window(text: str) -> tuple[int, int] | None:
+    """A bedtime window "20:00-07:00" as (start, end) minutes after midnight (it may pass
+    midnight); None for "". Raises ValueError for any other form."""
+    if not text or not text.strip():
+        return None
+    match = _WINDOW.match(text)
+    if match is None:
+        raise ValueError(f'bedtime must look like "20:00-07:00", got {text!r}')
+    h1, m1, h2, m2 = (int(g) for g in match.groups())
+    if h1 > 23 or h2 > 24 or m1 > 59 or m2 > 59 or (h2 == 24 and m2):
+        raise ValueError(f"bedtime {text!r}: no such time of day")
+    start, end = h1 * 60 + m1, h2 * 60 + m2
+    if start == end:
+        raise ValueError(f"bedtime {text!r}: the window is empty")
+    return start, end
+
+
+def in_window(window: tuple[int, int], minute: int) -> bool:
+    """True when `minute` (after midnight) lies in `window` (start included, end not)."""
+    start, end = window
+    if start < end:
+        return start <= minute < end
+    return minute >= start or minute < end
 
 
 def _open_cache(directory: Path, store: Store, max_bytes: int) -> Cache:
@@ -619,4 +884,4 @@ def _open_cache(directory: Path, store: Store, max_bytes: int) -> Cache:
         return Cache(fallback, store, max_bytes=max_bytes)
 
 
-__all__ = ["NowPlaying", "PendingPlay", "Player"]
+__all__ = ["NowPlaying", "PendingPlay", "Player", "bedtime_window", "file_chapters", "in_window"]

@@ -6,8 +6,12 @@ already written. All calls are short and made from the event-loop thread.
 
 Tables: ``cache`` (one row per complete, checked file: key, album id, section, URL, file
 name, size in bytes, last played as Unix seconds), ``downloads`` (bytes so far, total,
-state), ``bookmarks`` (album id, section, position in seconds) and ``albums`` (album
-details seen from remote sources, as JSON, so cached episodes play with no network).
+state), ``bookmarks`` (album id, section, position in seconds), ``albums`` (album
+details seen from remote sources, as JSON, so cached episodes play with no network),
+``books`` (per book: playback speed, seconds of intro and outro skipped), ``chapters``
+(the chapter marks of local files by path, size and mtime, as JSON) and ``settings``.
+Calls are serialised by a lock, so a library scan may use the chapter table from its
+worker thread.
 
 The store never stops the player. A write that fails (disk full, read-only, I/O error) is
 logged once, kept in memory (bookmarks are read back from there) and retried with backoff
@@ -24,6 +28,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,8 +50,12 @@ CREATE TABLE IF NOT EXISTS bookmarks (
 CREATE TABLE IF NOT EXISTS albums (
     album_id TEXT PRIMARY KEY, title TEXT NOT NULL, detail TEXT NOT NULL, seen REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS books (
+    album_id TEXT PRIMARY KEY, speed REAL, intro REAL, outro REAL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chapters (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, chapters TEXT NOT NULL);
 """
-TABLES = ("cache", "downloads", "bookmarks", "albums", "settings")
+TABLES = ("cache", "downloads", "bookmarks", "albums", "settings", "books", "chapters")
 # Below this many free bytes the state directory counts as full at start-up.
 MIN_FREE_BYTES = 256 * 1024
 # Backoff between retries of failed writes, in seconds (doubling up to the store's cap).
@@ -81,6 +90,16 @@ class Bookmark:
     updated: float
 
 
+@dataclass(frozen=True)
+class BookSettings:
+    """What a listener set for one book: playback speed (1.0 normal) and the seconds
+    skipped at the start (`intro`) and end (`outro`) of every episode; None: not set."""
+
+    speed: float | None = None
+    intro: float | None = None
+    outro: float | None = None
+
+
 class Store:
     """The player's SQLite database (created on first use); its writes never raise.
 
@@ -113,6 +132,8 @@ class Store:
         self._backoff = RETRY_FIRST
         self._failing_since: float | None = None
         self._read_failing = False
+        self._lock = threading.RLock()
+        self._books: dict[str, BookSettings] = {}
         self.db = self._open()
         if self.problem:
             _LOGGER.warning("%s", self.problem)
@@ -225,11 +246,15 @@ class Store:
 
     def _write(self, key: tuple, sql: str, params: tuple) -> bool:
         """Run one write; on failure keep it (latest per `key`) for `flush`. Never raises."""
+        with self._lock:
+            return self._write_locked(key, sql, params)
+
+    def _write_locked(self, key: tuple, sql: str, params: tuple) -> bool:
         self._pending.pop(key, None)
         if self._failing_since is not None and self._clock() < self._retry_at:
             self._pending[key] = (sql, params)  # the disk is failing; wait for the retry
             return False
-        if self._pending and not self.flush():
+        if self._pending and not self._flush_locked():
             self._pending[key] = (sql, params)
             return False
         try:
@@ -243,6 +268,10 @@ class Store:
 
     def flush(self) -> bool:
         """Retry pending writes now if their backoff has passed; True when none are left."""
+        with self._lock:
+            return self._flush_locked()
+
+    def _flush_locked(self) -> bool:
         if not self._pending:
             return True
         if self._clock() < self._retry_at:
@@ -285,8 +314,9 @@ class Store:
     def _read(self, sql: str, params: tuple = (), *, one: bool = False):
         """Run a query; a failing database reads as empty (logged once). Never raises."""
         try:
-            cursor = self.db.execute(sql, params)
-            result = cursor.fetchone() if one else cursor.fetchall()
+            with self._lock:
+                cursor = self.db.execute(sql, params)
+                result = cursor.fetchone() if one else cursor.fetchall()
         except sqlite3.Error as err:
             if not self._read_failing:
                 _LOGGER.warning("state database unreadable (%s): answering from memory", err)
@@ -430,6 +460,49 @@ class Store:
     def setting_save(self, key: str, value: str) -> None:
         """Remember a setting across restarts (kept for a retry when the disk fails)."""
         self._write(("setting", key), "INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+
+    # books -----------------------------------------------------------------------------
+    def book(self, album_id: str) -> BookSettings:
+        """What the listener set for one book (speed, intro and outro skip); each field is
+        None where nothing was set."""
+        if album_id in self._books:
+            return self._books[album_id]
+        row = self._read(
+            "SELECT speed, intro, outro FROM books WHERE album_id=?", (album_id,), one=True
+        )
+        settings = BookSettings(*row) if row else BookSettings()
+        self._books[album_id] = settings
+        return settings
+
+    def book_save(self, album_id: str, settings: BookSettings) -> None:
+        """Remember what the listener set for one book (kept for a retry on failure)."""
+        self._books[album_id] = settings
+        self._write(
+            ("book", album_id),
+            "INSERT OR REPLACE INTO books VALUES (?,?,?,?,?)",
+            (album_id, settings.speed, settings.intro, settings.outro, time.time()),
+        )
+
+    # chapters --------------------------------------------------------------------------
+    def chapter_rows(self) -> dict[str, tuple[int, int, str]]:
+        """Every file whose chapters were read: {path: (size, mtime ns, chapters JSON)}."""
+        rows = self._read("SELECT path, size, mtime, chapters FROM chapters")
+        return {path: (size, mtime, text) for path, size, mtime, text in rows}
+
+    def chapters_save(self, rows: list[tuple[str, int, int, str]]) -> None:
+        """Remember the chapters of files (path, size, mtime ns, JSON) in one transaction;
+        a failure is logged and forgotten (the files are read again on the next scan)."""
+        with self._lock:
+            try:
+                self.db.execute("BEGIN")
+                try:
+                    self.db.executemany("INSERT OR REPLACE INTO chapters VALUES (?,?,?,?)", rows)
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
+            except sqlite3.Error as err:
+                _LOGGER.warning("chapter index not saved (%s): files are read again", err)
 
 
 def diagnose(path: Path) -> tuple[bool, str]:

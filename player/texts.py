@@ -84,6 +84,25 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "sleep_set": ("好的，{minutes}分钟后停止播放", "Playback will stop in {minutes} minutes"),
     "sleep_off": ("已取消定时", "Sleep timer cancelled"),
     "bad_sleep": ("定时要在0到600分钟之间", "The sleep timer must be 0 to 600 minutes"),
+    "sleep_episode": ("好的，这一集放完就停", "Playback will stop at the end of this episode"),
+    "status_sleep_episode": ("这一集放完就停", "stopping at the end of this episode"),
+    "about_sleep_episode": ("这一集放完就停止播放", "Playback stops at the end of this episode"),
+    "volume_bedtime": ("现在是睡觉时间，音量最高{volume}%，已调到{volume}%", "It's bedtime: the volume limit is {volume}%; set to {volume}%"),
+    "volume_top_bedtime": ("现在是睡觉时间，音量已经是最大的{volume}%了", "It's bedtime: the volume is already at its limit, {volume}%"),
+    "volume_min": ("音量最低{volume}%，已调到{volume}%", "The volume can't go below {volume}%; set to {volume}%"),
+    "volume_bottom": ("音量已经是最小的{volume}%了", "The volume is already at its minimum, {volume}%"),
+    "speed": ("已调到{rate}倍速", "Speed set to {rate} times"),
+    "speed_normal": ("已恢复正常速度", "Back to normal speed"),
+    "speed_top": ("已经是最快的{rate}倍速了", "Already at the fastest speed, {rate} times"),
+    "speed_bottom": ("已经是最慢的{rate}倍速了", "Already at the slowest speed, {rate} times"),
+    "bad_speed": ("速度要在0.5到2倍之间", "The speed must be between 0.5 and 2 times"),
+    "status_speed": ("{rate}倍速", "speed {rate} times"),
+    "skip_set": ("好的，{album}每一集{what}", "OK: every episode of {album} {what}"),
+    "skip_intro": ("跳过片头{seconds}秒", "skips its first {seconds} seconds"),
+    "skip_intro_off": ("不再跳过片头", "no longer skips its start"),
+    "skip_outro": ("跳过片尾{seconds}秒", "skips its last {seconds} seconds"),
+    "skip_outro_off": ("不再跳过片尾", "no longer skips its end"),
+    "bad_skip": ("请说片头或片尾要跳过几秒，最多600秒", "Say how many seconds of the start or end to skip, up to 600"),
     "empty_keyword": ("请告诉我书名", "Please tell me the title"),
     "no_album": ("没有这个专辑，请先搜索书名", "No such album; search for the title first"),
     "err_decode": ("这个音频文件坏了，无法播放", "This audio file is damaged and cannot be played"),
@@ -179,27 +198,54 @@ _NUMBER_PREFIX = re.compile(
     r"|(?:chapter|ch\.?|episode|ep\.?|part)\s*\d+|\d+)[\s._:：、,，-]*",
     re.IGNORECASE,
 )
+_SLUG = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[a-z0-9]*\d[a-z0-9]*", re.IGNORECASE)
+"""A file name made for a machine: words and numbers joined by "_" with no space
+("prideandprejudice_01_64kb", "mobydick_003_melville_64kb"), or one token holding a
+digit ("track01", "cd1")."""
+_NOISE = re.compile(
+    r"(?<![a-z])(?:\d+\s*k(?:b|bps|bit)?(?:/s)?|vbr|cbr|mp3|m4a|m4b|aac|librivox)(?![a-z])"
+    r"|(?<![a-z])(?:track|cd|disc|disk|side)\s*[-_#.]?\s*\d+(?!\d)"
+    r"|(?<![a-z])track(?![a-z])",
+    re.IGNORECASE,
+)
+"""What a rip or a download adds to a name: bitrates, formats, track, CD and disc numbers."""
+_EDGE = r"[\s\d._:：、,，\-—–()（）\[\]【】#]"
 
 
-def episode_title(episode) -> str:
-    """An episode's title without a leading number that repeats its section ("第二集 拜师学艺"
-    -> "拜师学艺"), or "" when it is only the number ("第2集", "02", "Chapter 2")."""
+def episode_title(episode, album: str = "") -> str:
+    """An episode's title when it is words worth speaking, without a leading number that
+    repeats its section ("第二集 拜师学艺" -> "拜师学艺"); "" when it is only a number ("第2集",
+    "02", "Chapter 2"), a file name's slug ("prideandprejudice_01_64kb"), a rip's track
+    number ("01 - Track 01"), or the `album` title repeated ("西游记 第01集")."""
     from words.numbers import section_number
 
     title = episode.title.strip()
-    rest = re.sub(r"第\s*\S{1,6}?\s*[集回章话講讲节期]|chapter|ch\.?|episode|ep|part|[\d\s._#-]+", "",
-                  title, flags=re.I)  # fmt: skip
-    if not rest and section_number(title) in (episode.section, None):
+    if not title or _SLUG.fullmatch(title):
         return ""
-    prefix = _NUMBER_PREFIX.match(title)
-    if prefix and prefix.end() < len(title) and section_number(prefix.group(0)) == episode.section:
-        return title[prefix.end() :].strip()
-    return title
+    text = _NOISE.sub(" ", title)
+    if album.strip():
+        name = re.escape(album.strip())
+        text = re.sub(rf"^\s*{name}(?={_EDGE}|$)|(?<={_EDGE}){name}\s*$|^\s*{name}\s*$", " ",
+                      text, flags=re.I)  # fmt: skip
+    text = re.sub(r"\s+", " ", text).strip(" ._:：、,，-—–#()（）[]【】")
+    if text != title.strip() and not re.search(r"[^\W\d_]", text):
+        return ""  # nothing but numbers once the noise and the album's title are gone
+    rest = re.sub(r"第\s*\S{1,6}?\s*[集回章话講讲节期]|chapter|ch\.?|episode|ep|part|[\d\s._#-]+", "",
+                  text, flags=re.I)  # fmt: skip
+    if not rest and section_number(text) in (episode.section, None):
+        return ""
+    prefix = _NUMBER_PREFIX.match(text)
+    if prefix and prefix.end() < len(text):
+        said = prefix.group(0)
+        if section_number(said) == episode.section or re.fullmatch(r"[\s\d._:：、,，-]+", said):
+            return text[prefix.end() :].strip()
+    return text
 
 
-def title_part(language: str, episode) -> str:
-    """The episode title ready to follow its number: " 猴王出世" / ": The Storm", or ""."""
-    title = episode_title(episode)
+def title_part(language: str, episode, album: str = "") -> str:
+    """The episode title ready to follow its number: " 猴王出世" / ": The Storm", or ""
+    (see `episode_title`)."""
+    title = episode_title(episode, album)
     if not title:
         return ""
     return f": {title}" if language == "en" else f" {title}"

@@ -2,7 +2,8 @@
 
 Names and parameters follow the product's design note (search_album, get_album_detail,
 pause, resume, stop, get_status) plus next_episode, previous_episode, seek, set_volume,
-volume_up, volume_down, sleep_timer, list_albums and help; the note's search_and_play is
+volume_up, volume_down, sleep_timer, set_speed, set_skip, list_albums and help; the note's
+search_and_play is
 called play_book, because a small model took it for search_album (on bench/agent.py's
 typed and ASR-shaped requests, 0.5B: 82% with the note's name, 88% with this one). Each carries its
 contract (`player.contract`): parameter roles and bounds, return-direct, zh/en hints.
@@ -29,14 +30,20 @@ from .contract import (
     ATTR_EXAMPLES,
     BOOKMARK,
     CONTEXT,
+    MAX_RATE,
+    MIN_RATE,
     NOW,
+    SPEED_STEP,
     AlbumId,
     EpisodeNo,
     Keyword,
-    Minutes,
     Page,
     Percent,
+    Rate,
     Seconds,
+    SkipSeconds,
+    SleepMinutes,
+    SpeedStep,
     StatusTopic,
     result_schema,
     returns,
@@ -114,6 +121,8 @@ class PlayerTools:
             self.volume_up,
             self.volume_down,
             self.sleep_timer,
+            self.set_speed,
+            self.set_skip,
             self.list_albums,
             self.help,
         ]
@@ -166,9 +175,9 @@ class PlayerTools:
         now = self.now
         if now is not None:
             state = "paused" if self.state == PlayerState.PAUSED else "playing"
-            detail, episode = now.detail, now.episode
-            position = now.playback.position
-            duration = now.playback.duration or episode.duration
+            detail = now.detail
+            episode, position = now.at(now.playback.position)
+            duration = now.length(episode)
         elif self.pending is not None:
             state = "loading"
             detail, episode = self.pending.detail, self.pending.episode
@@ -179,7 +188,7 @@ class PlayerTools:
         data.update(state=state, episode=episode.section, position=round(position, 1))
         if duration:
             data["duration"] = round(duration, 1)
-        if title := episode_title(episode):
+        if title := episode_title(episode, detail.album.title):
             data["episode_title"] = title
         return data
 
@@ -330,15 +339,17 @@ class PlayerTools:
             key = normalize(keyword)
             chosen = [e for e in episodes if key and key in normalize(e.title)]
             episodes = chosen or episodes
+        album_title = detail.album.title
         listed = [
-            {"episode": e.section, "title": episode_title(e) or e.title}
+            {"episode": e.section, "title": episode_title(e, album_title) or e.title}
             for e in episodes[:MAX_LISTED_EPISODES]
         ]
         count = len(detail.episodes)
         names = [
-            say(self.language, "episode", section=e.section, title=title_part(self.language, e))
+            say(self.language, "episode", section=e.section,
+                title=title_part(self.language, e, album_title))
             for e in episodes[:3]
-        ]
+        ]  # fmt: skip
         message = say(self.language, "detail", title=detail.album.title, count=count,
                       items=join_titles(self.language, names, more=len(episodes) > 3))  # fmt: skip
         result: dict[str, Any] = {
@@ -518,11 +529,12 @@ class PlayerTools:
         now = self.now
         if now is not None:
             key = "status_paused" if self.state == PlayerState.PAUSED else "status_playing"
-            duration = now.playback.duration or now.episode.duration
+            episode, position = now.at(now.playback.position)
+            album = now.detail.album.title
             parts.append(
-                say(lang, key, album=now.detail.album.title, section=now.episode.section,
-                    count=len(now.detail.episodes), title=title_part(lang, now.episode),
-                    pos=clock(lang, now.playback.position), dur=clock(lang, duration))
+                say(lang, key, album=album, section=episode.section,
+                    count=len(now.detail.episodes), title=title_part(lang, episode, album),
+                    pos=clock(lang, position), dur=clock(lang, now.length(episode)))
             )  # fmt: skip
         elif self.pending is not None:
             parts.append(say(lang, "status_loading", album=self.pending.detail.album.title,
@@ -531,9 +543,13 @@ class PlayerTools:
             parts.append(say(lang, "status_idle"))
         if (data := self.now_data()) is not None:
             result["now"] = data
-        volume = round(self.volume * 100)
+        volume = round(self.volume_now() * 100)
         result["volume"] = volume
         parts.append(say(lang, "status_volume", volume=volume))
+        speed = self.speed_now()
+        result["speed"] = speed
+        if speed != 1.0:
+            parts.append(say(lang, "status_speed", rate=rate_text(speed)))
         downloads = []
         for job in self.downloader.active():
             if job.total:
@@ -551,10 +567,13 @@ class PlayerTools:
                                  section=job.episode.section, error=job.error))  # fmt: skip
         if downloads:
             result["downloads"] = downloads
-        if self.sleep_deadline is not None:
-            minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
+        if self.sleep_left is not None:
+            minutes = max(1, round(self.sleep_left / 60))
             result["sleep_minutes"] = minutes
             parts.append(say(lang, "status_sleep", minutes=minutes))
+        if self.sleep_at_end:
+            result["sleep_end_of_episode"] = True
+            parts.append(say(lang, "status_sleep_episode"))
         if getattr(self.sink, "problem", ""):
             parts.append(say(lang, "status_speaker"))
         if not self.store.healthy:
@@ -568,19 +587,21 @@ class PlayerTools:
         """One fact for `get_status(about=…)`, or None when the full status says it better
         (nothing loaded and nothing left off)."""
         lang = self.language
-        volume = round(self.volume * 100)
+        volume = round(self.volume_now() * 100)
         if about == "volume":
             return {"message": say(lang, "about_volume", volume=volume), "volume": volume}
         if about == "sleep":
-            if self.sleep_deadline is None:
+            if self.sleep_at_end:
+                return {"message": say(lang, "about_sleep_episode"), "sleep_end_of_episode": True}
+            if self.sleep_left is None:
                 return {"message": say(lang, "about_no_sleep")}
-            minutes = max(1, round((self.sleep_deadline - time.monotonic()) / 60))
+            minutes = max(1, round(self.sleep_left / 60))
             return {"message": say(lang, "about_sleep", minutes=minutes), "sleep_minutes": minutes}
         now = self.now
         if now is not None:
-            detail, section = now.detail, now.episode.section
-            position = now.playback.position
-            duration = now.playback.duration or now.episode.duration
+            detail = now.detail
+            episode, position = now.at(now.playback.position)
+            section, duration = episode.section, now.length(episode)
         elif (left := await self.left_off()) is not None:
             detail, mark = left
             section, position, duration = mark.section, mark.position, 0.0
@@ -671,26 +692,33 @@ class PlayerTools:
         now = self.now
         if now is None:
             return {"message": say(self.language, "nothing")}
-        target = float(seconds) + (now.playback.position if relative else 0.0)
-        duration = now.playback.duration
+        episode, position = now.at(now.playback.position)
+        target = float(seconds) + (position if relative else 0.0)
+        duration = now.length(episode)
         if duration and target >= duration:
             raise BadInputError(say(self.language, "bad_seek", dur=clock(self.language, duration)))
         target = max(0.0, target)
-        now.playback.seek(target)
-        self.store.bookmark_save(now.detail.album, now.episode, target)
+        now.playback.seek(episode.start + target)
+        self.store.bookmark_save(now.detail.album, episode, target)
         return {
             "message": say(self.language, "seeked", time=clock(self.language, target)),
             "position": round(target, 1),
         }
 
     def apply_volume(self, percent: int) -> dict[str, Any]:
-        """Set the book volume to `percent`, capped at `max_volume_percent`; kept on disk."""
-        ceiling = self.max_volume_percent
-        capped = max(0, min(int(percent), ceiling))
+        """Set the book volume to `percent`, held between `min_volume_percent` and the
+        ceiling now (`max_volume_percent`, lower at bedtime); kept on disk. A request the
+        limits change is told in one sentence."""
+        ceiling = self.volume_ceiling()
+        floor = min(self.min_volume_percent, ceiling)
+        capped = max(floor, min(int(percent), ceiling))
         self.volume = capped / 100
         self.store_volume(capped)
         if capped < percent:
-            message = say(self.language, "volume_max", volume=capped)
+            key = "volume_bedtime" if ceiling < self.max_volume_percent else "volume_max"
+            message = say(self.language, key, volume=capped)
+        elif capped > percent:
+            message = say(self.language, "volume_min", volume=capped)
         else:
             message = say(self.language, "volume", volume=capped)
         return {"message": message, "volume": capped}
@@ -719,11 +747,13 @@ class PlayerTools:
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
     async def volume_up(self) -> dict[str, Any]:
-        """Make the audiobook louder by one step (10 points, up to the configured maximum)."""
-        current = round(self.volume * 100)
-        if current >= self.max_volume_percent:
-            return {"message": say(self.language, "volume_top", volume=current),
-                    "volume": current}  # fmt: skip
+        """Make the audiobook louder by one step (10 points, up to the configured maximum,
+        or the bedtime one)."""
+        current = round(self.volume_now() * 100)
+        ceiling = self.volume_ceiling()
+        if current >= ceiling:
+            key = "volume_top_bedtime" if ceiling < self.max_volume_percent else "volume_top"
+            return {"message": say(self.language, key, volume=current), "volume": current}
         return self.apply_volume(current + VOLUME_STEP)
 
     @tool(
@@ -733,40 +763,166 @@ class PlayerTools:
         output=result_schema(volume={"type": "integer", "x-role": "percent"}),
     )
     async def volume_down(self) -> dict[str, Any]:
-        """Make the audiobook quieter by one step (10 points, down to 0)."""
-        current = round(self.volume * 100)
+        """Make the audiobook quieter by one step (10 points, down to the configured
+        minimum)."""
+        current = round(self.volume_now() * 100)
+        if current <= self.min_volume_percent and self.min_volume_percent > 0:
+            return {"message": say(self.language, "volume_bottom", volume=current),
+                    "volume": current}  # fmt: skip
         return self.apply_volume(max(0, current - VOLUME_STEP))
 
     @tool(
         return_direct=True,
-        zh="用户说几分钟后停、再放几分钟就关、定时关闭时用；minutes 为分钟数，0 表示取消。",
-        en="Use when the listener wants playback to stop or turn off after some minutes; "
-        "0 cancels.",
-        output=result_schema(minutes={"type": "number", "x-role": "minutes"}),
+        zh="用户说几分钟后停、再放几分钟就关、定时关闭时用；minutes 为分钟数，0 表示取消；"
+        "用户说听完这一集（这一章）就关时 end_of_episode=true。",
+        en="Use when the listener wants playback to stop or turn off after some minutes "
+        "(0 cancels), or with end_of_episode=true after this episode or chapter.",
+        output=result_schema(
+            minutes={"type": "number", "x-role": "minutes"},
+            end_of_episode={"type": "boolean"},
+        ),
     )
-    async def sleep_timer(self, minutes: Minutes) -> dict[str, Any]:
-        """Pause the audiobook after some minutes (a sleep timer).
+    async def sleep_timer(
+        self, minutes: SleepMinutes = None, end_of_episode: bool = False
+    ) -> dict[str, Any]:
+        """Pause the audiobook after some minutes of listening, or at the end of the
+        episode playing (a sleep timer); its end fades out over a few seconds.
 
         Args:
-            minutes: minutes from now, up to 600; 0 cancels the timer.
+            minutes: minutes of the book from now, up to 600 (counted in the book's time:
+                at 1.5x speed 30 minutes pass in 20); 0 cancels the timer.
+            end_of_episode: true to pause at the end of the episode (chapter) playing,
+                at its boundary, not mid-sentence.
         """
-        minutes = float(minutes)
-        if not 0 <= minutes <= 600:
+        if end_of_episode:
+            self._cancel_sleep()
+            now = self.now
+            if now is None:
+                return {"message": say(self.language, "nothing")}
+            self.sleep_at_end = True
+            self.update_cuts()
+            return {"message": say(self.language, "sleep_episode"), "end_of_episode": True}
+        if minutes is None or not 0 <= float(minutes) <= 600:
             raise BadInputError(say(self.language, "bad_sleep"))
+        minutes = float(minutes)
         self._cancel_sleep()
         if minutes == 0:
             return {"message": say(self.language, "sleep_off"), "minutes": 0}
-        self.sleep_deadline = time.monotonic() + minutes * 60
+        self.sleep_left = minutes * 60
+        self.sleep_deadline = time.monotonic() + minutes * 60 / self.speed_now()
         self._sleep_task = self._track(self._sleep_after(minutes * 60), "sleep timer")
         shown = int(minutes) if minutes == int(minutes) else minutes
         return {"message": say(self.language, "sleep_set", minutes=shown), "minutes": shown}
 
     def _cancel_sleep(self) -> None:
-        """Cancel the sleep timer, if one runs."""
+        """Cancel the sleep timer (minutes or the end of the episode), if one is set."""
         if self._sleep_task is not None:
             self._sleep_task.cancel()
             self._sleep_task = None
         self.sleep_deadline = None
+        self.sleep_left = None
+        if self.sleep_at_end:
+            self.sleep_at_end = False
+            self.update_cuts()
+
+    def speed_now(self) -> float:
+        """The playback speed of the book loaded now (1.0 when none is)."""
+        now = self.now
+        return now.playback.speed if now is not None else 1.0
+
+    async def _settings_book(self) -> Album | None:
+        """The book a speed or skip is for: the one loaded now, else the last one heard."""
+        holder = self.now or self.pending
+        if holder is not None:
+            return holder.detail.album
+        left = await self.left_off()
+        return left[0].album if left is not None else None
+
+    @tool(
+        return_direct=True,
+        zh="用户要调播放速度时用：说了倍速（1.5倍速）就填 rate；快一点 step=1，慢一点 "
+        "step=-1；正常速度 rate=1。",
+        en="Use to change the playback speed: rate for a speed said (1.5x); step=1 for "
+        "faster, step=-1 for slower; rate=1 for normal speed.",
+        output=result_schema(speed={"type": "number", "x-role": "rate"}),
+    )
+    async def set_speed(self, rate: Rate = None, step: SpeedStep = 0) -> dict[str, Any]:
+        """Set the playback speed of the book (pitch kept); remembered for that book.
+
+        Args:
+            rate: the speed, 0.5 (half) to 2.0 (double); 1.0 is normal.
+            step: instead of a rate, steps of 0.25 from the current speed: 1 faster,
+                -1 slower.
+        """
+        album = await self._settings_book()
+        if album is None:
+            return {"message": say(self.language, "nothing")}
+        current = self.book_settings(album)[0]
+        if rate is not None:
+            target = float(rate)
+            if not MIN_RATE <= target <= MAX_RATE:
+                raise BadInputError(say(self.language, "bad_speed"))
+        elif step:
+            target = round(current + SPEED_STEP * int(step), 2)
+            if not MIN_RATE <= target <= MAX_RATE:
+                key = "speed_top" if step > 0 else "speed_bottom"
+                return {"message": say(self.language, key, rate=rate_text(current)),
+                        "speed": current}  # fmt: skip
+        else:
+            raise BadInputError(say(self.language, "bad_speed"))
+        target = round(target, 2)
+        self.book_settings_save(album, speed=target)
+        key = "speed_normal" if target == 1.0 else "speed"
+        return {"message": say(self.language, key, rate=rate_text(target)), "speed": target}
+
+    @tool(
+        return_direct=True,
+        zh="用户要每集跳过片头或片尾几秒时用；intro 为片头秒数，outro 为片尾秒数，0 表示不跳。",
+        en="Use when the listener wants to skip seconds at the start (intro) or end (outro) "
+        "of every episode; 0 stops skipping.",
+        output=result_schema(
+            intro={"type": "number", "x-role": "seconds"},
+            outro={"type": "number", "x-role": "seconds"},
+        ),
+    )
+    async def set_skip(
+        self, intro: SkipSeconds = None, outro: SkipSeconds = None
+    ) -> dict[str, Any]:
+        """Skip seconds at the start and end of every episode of the book (a series'
+        opening and closing music); remembered for that book.
+
+        Args:
+            intro: seconds skipped at the start of every episode, up to 600; 0 stops it.
+            outro: seconds skipped at the end of every episode, up to 600; 0 stops it.
+        """
+        if intro is None and outro is None:
+            raise BadInputError(say(self.language, "bad_skip"))
+        for value in (intro, outro):
+            if value is not None and not 0 <= float(value) <= 600:
+                raise BadInputError(say(self.language, "bad_skip"))
+        album = await self._settings_book()
+        if album is None:
+            return {"message": say(self.language, "nothing")}
+        intro = None if intro is None else round(float(intro), 1)
+        outro = None if outro is None else round(float(outro), 1)
+        self.book_settings_save(album, intro=intro, outro=outro)
+        _speed, now_intro, now_outro = self.book_settings(album)
+        now = self.now
+        if intro and now is not None and now.detail.album.id == album.id:
+            episode, position = now.at(now.playback.position)
+            length = now.length(episode)
+            if position < intro and (not length or intro < length - 1.0):
+                now.playback.seek(episode.start + intro)  # the intro playing now, skipped
+        parts = []
+        if intro is not None:
+            parts.append(say(self.language, "skip_intro" if intro else "skip_intro_off",
+                             seconds=_number(intro)))  # fmt: skip
+        if outro is not None:
+            parts.append(say(self.language, "skip_outro" if outro else "skip_outro_off",
+                             seconds=_number(outro)))  # fmt: skip
+        joined = ("，" if self.language == "zh" else "; ").join(parts)
+        message = say(self.language, "skip_set", album=album.title, what=joined)
+        return {"message": message, "intro": now_intro, "outro": now_outro}
 
     @tool(
         return_direct=True,
@@ -890,11 +1046,23 @@ class PlayerTools:
         return [by_title[t] for t in named if t in by_title][:3]
 
     async def _sleep_after(self, seconds: float, settle: float = 30.0) -> None:
-        """Pause after `seconds`. A timer that ends between two episodes (the next one
-        loading) pauses that one as soon as it plays, within `settle` seconds, instead of
-        being lost while the book plays on."""
-        await asyncio.sleep(seconds)
+        """Fade out and pause after `seconds` of the book heard (book time: they pass
+        faster at a higher speed; time paused does not count). A timer that ends between
+        two episodes (the next one loading) pauses that one as soon as it plays, within
+        `settle` seconds, instead of being lost while the book plays on."""
+        left = float(seconds)
+        last = time.monotonic()
+        while left > 0:
+            speed = self.speed_now()
+            self.sleep_left = left
+            self.sleep_deadline = last + left / speed
+            await asyncio.sleep(min(1.0, max(0.01, left / speed)))
+            moment = time.monotonic()
+            if self.state == PlayerState.PLAYING:
+                left -= (moment - last) * speed
+            last = moment
         self.sleep_deadline = None
+        self.sleep_left = None
         waited = 0.0
         while self.state == PlayerState.LOADING or (self.now is None and self.pending is not None):
             if waited >= settle:
@@ -902,13 +1070,34 @@ class PlayerTools:
             await asyncio.sleep(0.05)
             waited += 0.05
         self._sleep_task = None
-        if self.now is not None and self.state == PlayerState.PLAYING:
-            _LOGGER.info("sleep timer: pausing")
-            await self.pause()
+        now = self.now
+        if now is not None and self.state == PlayerState.PLAYING:
+            if self.fade_seconds > 0:
+                _LOGGER.info("sleep timer: fading out over %.1f s", self.fade_seconds)
+                now.playback.fade_out(self.fade_seconds)
+                # the worker pauses when the fade is over ("paused"); a slow or held
+                # output gets twice the time, then the pause below
+                for _ in range(int((self.fade_seconds * 2 + 2.0) / 0.05)):
+                    if self.now is not now or self.state != PlayerState.PLAYING:
+                        break
+                    await asyncio.sleep(0.05)
+            if self.now is now and self.state == PlayerState.PLAYING:
+                _LOGGER.info("sleep timer: pausing")
+                await self.pause()
+
+
+def rate_text(rate: float) -> str:
+    """A speed as it is said: 1.5 -> "1.5", 2.0 -> "2", 1.25 -> "1.25"."""
+    return f"{rate:.2f}".rstrip("0").rstrip(".")
+
+
+def _number(seconds: float) -> str:
+    """Seconds as they are said: 30.0 -> "30", 12.5 -> "12.5"."""
+    return f"{seconds:.1f}".rstrip("0").rstrip(".")
 
 
 # Each tool's prompt examples (player/examples.py), attached by the tool's name.
 for _name, _examples in EXAMPLES.items():
     setattr(getattr(PlayerTools, _name), ATTR_EXAMPLES, _examples)
 
-__all__ = ["NOTE_NAMES", "VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data"]
+__all__ = ["NOTE_NAMES", "VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data", "rate_text"]

@@ -1,4 +1,4 @@
-"""Amounts an utterance states: durations, times of day and percents.
+"""Amounts an utterance states: durations, times of day, percents and playback speeds.
 
 The span readers take text after `numbers.spoken_to_digits` (as `clean_transcript` writes
 it), so "forty five minutes" is 45 minutes, never 5; `durations_said` applies it itself.
@@ -14,6 +14,7 @@ from .numbers import (
     CHINESE_NUMERAL,
     chinese_number,
     english_number,
+    number_value,
     numbers_said,
     spoken_to_digits,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "duration_spans",
     "durations_said",
     "percents_said",
+    "rate_said",
 ]
 
 _CN = "零〇一二两三四五六七八九十百"
@@ -176,3 +178,51 @@ def percents_said(text: str) -> list[int]:
     ):
         found.append(0)  # "音量调到零", "volume zero"
     return sorted({n for n in found if 0 <= n <= 100})
+
+
+_DIGIT = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+          "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "零": "0",
+          "〇": "0", "一": "1", "二": "2", "两": "2", "三": "3", "四": "4", "五": "5",
+          "六": "6", "七": "7", "八": "8", "九": "9"}  # fmt: skip
+_RATE = re.compile(r"(?P<whole>.+?)(?:\s*(?:\.|点|\bpoint\b)\s*(?P<frac>.+))?")
+
+
+def _decimals(text: str) -> str | None:
+    """The digits after a decimal point said: "5", "五", "二五", "five", "two five", "twenty
+    five" (25); None when they are not digits."""
+    text = text.strip()
+    if text.isdigit():
+        return text
+    words = text.split() if " " in text else list(text)
+    if all(w in _DIGIT for w in words):
+        return "".join(_DIGIT[w] for w in words)
+    value = english_number(text)
+    return str(value) if value is not None and 0 < value < 100 else None
+
+
+def rate_said(text: str) -> float | None:
+    """A playback speed as said: "1.5", "一点五", "两" (2), "一倍半"/"one and a half" (1.5),
+    "one point two five" (1.25), "double" (2.0), "half" (0.5); None for anything else."""
+    said = text.strip().lower().removesuffix("倍").strip()
+    if said in ("double", "twice", "两倍", "双倍"):
+        return 2.0
+    if said in ("half", "半"):
+        return 0.5
+    half = False
+    for tail in ("倍半", "个半", "半", " and a half"):
+        if said.endswith(tail) and said != tail:
+            said, half = said.removesuffix(tail).strip(), True
+            break
+    match = _RATE.fullmatch(said)
+    if match is None:
+        return None
+    whole = number_value(match.group("whole"))
+    if whole is None:
+        return None
+    value = float(whole)
+    if match.group("frac"):
+        digits = _decimals(match.group("frac"))
+        if digits is None:
+            return None
+        value += float("0." + digits)
+    return value + 0.5 if half else value

@@ -27,20 +27,25 @@ __all__ = ["COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Sca
 
 PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
 """Calls that set what plays: of several said, the last one is meant."""
-COMMANDS = PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer"}
+COMMANDS = PLAYBACK | {"volume_up", "volume_down", "set_volume", "seek", "sleep_timer",
+                       "set_speed", "set_skip"}  # fmt: skip
 GROUP = {
     **{t: "playback" for t in PLAYBACK},
     "volume_up": "volume", "volume_down": "volume", "set_volume": "volume",
-    "seek": "seek", "sleep_timer": "sleep",
+    "seek": "seek", "sleep_timer": "sleep", "set_speed": "speed", "set_skip": "skip",
 }  # fmt: skip
 RANK = {
     ("sleep_timer", "cancel"): 95,
+    ("sleep_timer", "episode_end"): 85,
     ("play_book", "replay"): 90,
     ("play_book", "from_start"): 89,
     ("play_book", "other_book"): 88,
     ("play_book", "another"): 87,
     ("next_episode", "cues"): 80,
     ("previous_episode", "cues"): 80,
+    ("set_speed", "normal"): 72,
+    ("set_speed", "faster"): 71,
+    ("set_speed", "slower"): 71,
     ("volume_up", "cues"): 70,
     ("volume_down", "cues"): 70,
     ("stop", "cues"): 60,
@@ -56,7 +61,8 @@ RANK = {
 }
 """Which cue of one clause wins when it holds several (patterns with slots rank above all)."""
 
-_CLAUSE_END = re.compile(r"[,.!?;，。！？；…、]+|\s+but\s+|但是|不过")
+_CLAUSE_END = re.compile(r"(?:[,!?;，。！？；…、]|(?<!\d)\.|\.(?!\d))+|\s+but\s+|但是|不过")
+"""Where a clause ends: punctuation (not the point of a decimal, "1.5倍速"), "but", "但是"."""
 PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
 
 _QUESTION_END = re.compile(r"[?？]\s*$")

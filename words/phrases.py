@@ -23,7 +23,7 @@ __all__ = ["LANGUAGES", "PhraseError", "Phrases", "load"]
 
 LANGUAGES = ("zh", "en")
 
-_LIST_KEYS = {"patterns", "stop_words", "backward"}
+_LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words"}
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",

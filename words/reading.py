@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said
+from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .clauses import (
     COMMANDS,
     GROUP,
@@ -299,6 +299,15 @@ class _Reader:
                 continue  # "放草房子第五集，老师布置的作业要听": the book said, not the bare verb
             kept.pop(group, None)
             kept[group] = (clause, hit)
+        ending = kept.get("sleep")
+        if ending is not None and ending[1].kind == "episode_end":
+            playback = kept.get("playback")
+            if playback is not None and playback[1].tool in ("stop", "pause"):
+                del kept["playback"]  # "after this chapter, stop": the stop is the timer's
+            else:
+                del kept["sleep"]  # "after this chapter" alone commands nothing
+                if not kept:
+                    return self._bare(base, clauses, titles, hints)
         calls: list[Call] = []
         extra: dict[str, Any] = {}
         asked = [(c, h) for c, h in acts if h.tool == "search_album"]
@@ -362,6 +371,9 @@ class _Reader:
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         if clause.question:
             info = [h for h in live if h.tool not in COMMANDS]
+            ends = [h for h in live if h.kind == "episode_end"]
+            if ends:  # "when this chapter ends, switch off": a time, not a question
+                return ends[-1]
             if not info:
                 return Hit("", "question", 0, 0)
             status = [h for h in info if h.tool == "get_status"]
@@ -382,7 +394,18 @@ class _Reader:
             return hit.rank
 
         best = max(rank(h) for h in live)
-        hit = [h for h in live if rank(h) == best][-1]
+        top = [h for h in live if rank(h) == best]
+        # of two patterns, one inside the other's match is part of it ("片头跳过20秒" is
+        # an intro skip, not the seek of "跳过20秒")
+        top = [
+            h
+            for h in top
+            if not any(
+                o.start <= h.start and h.end <= o.end and o.end - o.start > h.end - h.start
+                for o in top
+            )
+        ]
+        hit = top[-1]
         starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
         episode_said = any(self.scan.says_episode(c) for c in self.clauses)
         if hit.kind == "replay" and starts and not episode_said:
@@ -441,6 +464,9 @@ class _Reader:
         if tool == "sleep_timer":
             if kind == "cancel":
                 return Call("sleep_timer", {"minutes": 0})
+            if "episode_end" in hit.args or kind == "episode_end":
+                # "听完这一集就关", "stop after this chapter", "after this chapter, stop"
+                return Call("sleep_timer", {"end_of_episode": True})
             seconds = self._slot_seconds(hit)
             if seconds is None or kind != "pattern":
                 return None
@@ -451,6 +477,10 @@ class _Reader:
             )
         if tool == "seek":
             return self._seek(clause, hit)
+        if tool == "set_speed":
+            return self._speed(hit)
+        if tool == "set_skip":
+            return self._skip(clause)
         if tool == "search_album":
             said = hit.args.get("k", "")
             inside = [titles[int(i)].title for i in re.findall(r"§B(\d+)§", said)]
@@ -591,6 +621,46 @@ class _Reader:
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
         step = int(p.tools["seek"].get("default_seconds", 30))
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})
+
+    @staticmethod
+    def _speed(hit: Hit) -> Call | None:
+        """set_speed: a speed said ("1.5倍速": rate 1.5), faster or slower by a step, or
+        normal (rate 1); a speed out of 0.5..2 is the model's."""
+        if hit.kind == "faster":
+            return Call("set_speed", {"step": 1})
+        if hit.kind == "slower":
+            return Call("set_speed", {"step": -1})
+        if hit.kind == "normal":
+            return Call("set_speed", {"rate": 1.0})
+        rate = rate_said(hit.args.get("rate", ""))
+        if rate is None:
+            return None
+        rate += 0.5 if hit.args.get("half") else 0.0
+        if not 0.5 <= rate <= 2.0:
+            return None
+        return Call("set_speed", {"rate": rate})
+
+    def _skip(self, clause: Clause) -> Call | None:
+        """set_skip: the seconds of intro and outro every pattern of `clause` says
+        ("跳过片头30秒，片尾10秒" gives both); one without an amount is the model's."""
+        ends = {
+            fold(w)
+            for p in (self.zh, self.en)
+            for w in p.tools.get("set_skip", {}).get("outro_words", ())
+        }
+        arguments: dict[str, Any] = {}
+        for hit in clause.hits:
+            if hit.tool != "set_skip" or hit.kind != "pattern" or hit.negated:
+                continue
+            key = "outro" if fold(hit.args.get("which", "")) in ends else "intro"
+            if "off" in hit.args:
+                arguments[key] = 0
+                continue
+            seconds = self._slot_seconds(hit)
+            if seconds is None:
+                return None
+            arguments[key] = seconds
+        return Call("set_skip", arguments) if arguments else None
 
     def _keyword(self, clause: Clause, hit: Hit) -> str:
         """The words of `clause` that say which book when no library title is named: what

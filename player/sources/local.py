@@ -2,9 +2,13 @@
 
 This is the offline default. A folder holding audio files is an album titled by the
 folder's name (or by an optional ``album.json`` with "title", "author", "description",
-"narrator" and "aliases", the book's names in the other language).
+"narrator", "aliases", the book's names in the other language, and "skip_intro" /
+"skip_outro", seconds of a series' opening and closing music to skip in every episode).
 Section numbers come from the file names ("第十二集.mp3", "03 Chapter.ogg"); when names
-give no distinct numbers, files are numbered in natural name order. The tree is rescanned
+give no distinct numbers, files are numbered in natural name order. A file with chapter
+marks (an M4B, an MP3 with ID3 CHAP frames: `player.chapters`) gives one episode per
+chapter, titled by its mark; in an album holding one, episodes are numbered 1, 2, 3 …
+through the files in order, each plain file one episode. The tree is rescanned
 only when a directory's modification time changes, checked at most every
 `rescan_interval` seconds, in a worker thread: a search waits for a rescan at most half a
 second, then answers from the last scan (new albums appear once it is done). Symlinked
@@ -24,6 +28,7 @@ from pathlib import Path
 
 from words.numbers import section_number
 
+from ..chapters import CHAPTER_EXTENSIONS, Chapter, ChapterIndex
 from ..errors import NotFoundError
 from ..models import Album, AlbumDetail, Episode, SearchPage
 from .base import rank, stable_id
@@ -40,8 +45,17 @@ def natural_key(name: str) -> list[object]:
     return [int(t) if t.isdigit() else t.casefold() for t in re.split(r"(\d+)", name)]
 
 
-def number_episodes(album_id: str, files: list[Path] | list[str]) -> tuple[Episode, ...]:
-    """Episodes for audio files: sections from the names when distinct, else name order."""
+def number_episodes(
+    album_id: str,
+    files: list[Path] | list[str],
+    chapters: dict[str, tuple[Chapter, ...]] | None = None,
+) -> tuple[Episode, ...]:
+    """Episodes for audio files: sections from the names when distinct, else name order.
+
+    `chapters` maps a file's path to its chapter marks: such a file gives one episode per
+    chapter (with its start and end in the file), and the album's episodes are then
+    numbered 1, 2, 3 … through the files in the order above.
+    """
     paths = sorted((str(f) for f in files), key=lambda p: natural_key(os.path.basename(p)))
     stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
     numbers = [section_number(stem) for stem in stems]
@@ -50,9 +64,37 @@ def number_episodes(album_id: str, files: list[Path] | list[str]) -> tuple[Episo
         rows = sorted(zip(numbers, stems, paths, strict=True), key=lambda t: t[0])
     else:
         rows = [(i, stem, p) for i, (stem, p) in enumerate(zip(stems, paths, strict=True), 1)]
-    return tuple(
-        Episode(album_id=album_id, section=int(n), title=stem, location=p) for n, stem, p in rows
-    )
+    marks = chapters or {}
+    if not any(marks.get(p) for _, _, p in rows):
+        return tuple(
+            Episode(album_id=album_id, section=int(n), title=stem, location=p)
+            for n, stem, p in rows
+        )
+    episodes: list[Episode] = []
+    for _, stem, path in rows:
+        found = marks.get(path) or ()
+        if not found:
+            episodes.append(Episode(album_id, len(episodes) + 1, stem, path))
+            continue
+        for chapter in found:
+            episodes.append(
+                Episode(album_id, len(episodes) + 1, chapter.title, path,
+                        duration=round(chapter.end - chapter.start, 3), start=chapter.start,
+                        end=chapter.end)
+            )  # fmt: skip
+    return tuple(episodes)
+
+
+_CHAPTERED = tuple(CHAPTER_EXTENSIONS)
+MAX_SKIP_SECONDS = 600.0
+"""The longest intro or outro skip album.json may set, in seconds."""
+
+
+def _skip(value: object) -> float:
+    """A skip_intro/skip_outro value of album.json as seconds (0 when absent or bad)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return max(0.0, min(float(value), MAX_SKIP_SECONDS))
 
 
 @dataclass
@@ -62,11 +104,14 @@ class _Entry:
 
     album: Album
     files: list[str]
+    chapters: dict[str, tuple[Chapter, ...]] | None = None
     detail: AlbumDetail | None = None
 
     def get_detail(self) -> AlbumDetail:
         if self.detail is None:
-            self.detail = AlbumDetail(self.album, number_episodes(self.album.id, self.files))
+            self.detail = AlbumDetail(
+                self.album, number_episodes(self.album.id, self.files, self.chapters)
+            )
         return self.detail
 
 
@@ -76,10 +121,18 @@ class LocalLibrary:
     prefix = "lib:"
     remote = False
 
-    def __init__(self, paths: list[Path], *, rescan_interval: float = 2.0) -> None:
-        """`paths`: library roots (missing ones are skipped); `rescan_interval`: seconds."""
+    def __init__(
+        self,
+        paths: list[Path],
+        *,
+        rescan_interval: float = 2.0,
+        chapters: ChapterIndex | None = None,
+    ) -> None:
+        """`paths`: library roots (missing ones are skipped); `rescan_interval`: seconds;
+        `chapters`: where chapter marks read are remembered (default: in memory)."""
         self.paths = [Path(p) for p in paths]
         self.rescan_interval = rescan_interval
+        self.chapter_index = chapters if chapters is not None else ChapterIndex()
         self._albums: dict[str, _Entry] = {}
         self._dir_mtimes: dict[str, int] = {}
         self._checked = float("-inf")
@@ -133,6 +186,7 @@ class LocalLibrary:
                     worked = time.monotonic()
         self._albums = albums
         self._dir_mtimes = mtimes
+        self.chapter_index.save()
         _LOGGER.info("local library: %d albums under %d folders", len(albums), len(self.paths))
 
     def _walk(self, top: str, mtimes: dict[str, int]):
@@ -175,6 +229,7 @@ class LocalLibrary:
         album_id = self.prefix + stable_id(str(folder.resolve()))
         title, author, description = folder.name if folder != root else root.name, "", ""
         narrator, aliases = "", ()
+        intro = outro = 0.0
         info = folder / "album.json"
         if info.is_file():
             try:
@@ -186,10 +241,29 @@ class LocalLibrary:
                 names = data.get("aliases") or ()
                 names = [names] if isinstance(names, str) else names
                 aliases = tuple(str(n).strip() for n in names if str(n).strip())
+                intro, outro = _skip(data.get("skip_intro")), _skip(data.get("skip_outro"))
             except (OSError, ValueError, AttributeError, TypeError) as err:
                 _LOGGER.warning("local library: ignoring %s: %s", info, err)
-        album = Album(album_id, title, author, len(files), "local", description, narrator, aliases)
-        return _Entry(album, files)
+        marks = self._chapters(files)
+        count = len(files) + sum(len(c) - 1 for c in marks.values())
+        album = Album(album_id, title, author, count, "local", description, narrator, aliases,
+                      intro, outro)  # fmt: skip
+        return _Entry(album, files, marks or None)
+
+    def _chapters(self, files: list[str]) -> dict[str, tuple[Chapter, ...]]:
+        """{path: chapter marks} of the files that have some (`ChapterIndex`)."""
+        marks = {}
+        for path in files:
+            if not path.lower().endswith(_CHAPTERED):
+                continue
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            found = self.chapter_index.chapters(path, stat.st_size, stat.st_mtime_ns)
+            if found:
+                marks[path] = found
+        return marks
 
     async def fresh(self, wait: float = 0.5) -> None:
         """Rescan in a worker thread when due; waits at most `wait` seconds for it, so a

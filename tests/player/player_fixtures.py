@@ -9,6 +9,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -71,6 +72,60 @@ def make_episode(
         for packet in stream.encode(None):
             out.mux(packet)
     return path
+
+
+BOOK_FORMATS = {"m4b": ("ipod", "aac"), "m4a": ("ipod", "aac"), "mp3": ("mp3", "libmp3lame")}
+
+
+def chapter_freq(index: int) -> float:
+    """The tone of chapter `index` (0-based) in `make_book`'s files: 300, 500, 700 … Hz."""
+    return 300.0 + 200.0 * index
+
+
+def make_book(
+    path: Path, chapters: list[tuple[str, float]], *, rate: int = 44100, freq: float | None = None
+) -> Path:
+    """One audio file with chapter marks written by PyAV (`OutputContainer.set_chapters`):
+    `chapters` are (title, seconds); chapter i is a tone of `chapter_freq(i)` Hz (or all
+    of `freq`). The format follows the suffix: .m4b/.m4a (MP4 chapter list) or .mp3 (ID3
+    CHAP frames). Returns `path`."""
+    fmt, codec = BOOK_FORMATS[path.suffix.lstrip(".")]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    marks, start = [], 0.0
+    for i, (title, seconds) in enumerate(chapters):
+        marks.append({"id": i + 1, "start": round(start * 1000), "end": round((start + seconds) * 1000),
+                      "time_base": Fraction(1, 1000), "metadata": {"title": title}})  # fmt: skip
+        start += seconds
+    with av.open(str(path), "w", format=fmt) as out:
+        stream = out.add_stream(codec, rate=rate, layout="mono")
+        stream.bit_rate = 64000
+        out.set_chapters(marks)
+        waves = []
+        for i, (_title, seconds) in enumerate(chapters):
+            t = np.arange(round(rate * seconds)) / rate
+            waves.append(0.3 * np.sin(2 * np.pi * (freq or chapter_freq(i)) * t))
+        wave = np.concatenate(waves).astype(np.float32)
+        pts = 0
+        for begin in range(0, wave.size, 1024):
+            frame = av.AudioFrame.from_ndarray(
+                np.ascontiguousarray(wave[None, begin : begin + 1024]), format="fltp", layout="mono"
+            )
+            frame.sample_rate, frame.pts = rate, pts
+            pts += frame.samples
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return path
+
+
+def dominant(samples: np.ndarray, rate: int, channels: int = 2) -> float:
+    """The strongest frequency (Hz) of interleaved int16 `samples` (first channel)."""
+    mono = samples[::channels].astype(np.float64)
+    if mono.size < 256:
+        return 0.0
+    spectrum = np.abs(np.fft.rfft(mono * np.hanning(mono.size)))
+    return float(np.argmax(spectrum) * rate / mono.size)
 
 
 def make_album(root: Path, title: str, names: list[str], *, kind: str = "mp3",

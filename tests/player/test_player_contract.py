@@ -14,7 +14,7 @@ from player_fixtures import make_album, wait_until
 from agent import ToolRegistry, tool_from_function
 from player import BadInputError
 
-ROLES = {"title", "album-id", "episode", "page", "seconds", "percent", "minutes"}
+ROLES = {"title", "album-id", "episode", "page", "seconds", "percent", "minutes", "rate"}
 ID = re.compile(r"\b(?:lib|rss|lv|json):[0-9a-z]+")
 
 

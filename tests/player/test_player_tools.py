@@ -160,7 +160,7 @@ async def test_next_previous_and_auto_advance(make_player, library, sink):
 
 
 async def test_seek_volume_and_sleep_timer(make_player, library, sink):
-    player = await make_player(library_paths=[library])
+    player = await make_player(library_paths=[library], fade_seconds=0.1)  # a short fade
     assert (await bounded(player.seek(1)))["message"] == "现在没有在播放"
     (await bounded(player.play_book("西游记", section=1)))["message"]
     sink.speed = 2.0
@@ -325,7 +325,7 @@ async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
 ):
     """The timer's end can fall between two episodes (the next one loading): it then
     pauses that episode once it plays, rather than being lost."""
-    player = await make_player(library_paths=[library])
+    player = await make_player(library_paths=[library], fade_seconds=0.1)  # a short fade
     sink.speed = 0.5  # a 2 s episode lasts 4 s: it is still playing when the test ends
     await bounded(player.play_book("西游记", section=1))
     player._set_state(PlayerState.LOADING)  # as between two episodes

@@ -48,6 +48,30 @@ def test_every_plain_cue_read_alone_asks_for_its_tool(language: str, tool: str, 
     assert [c.tool for c in reading.calls] == [tool], (word, reading.why)
 
 
+STEPS = {"faster": {"step": 1}, "slower": {"step": -1}, "normal": {"rate": 1.0}}
+"""What each kind of set_speed cue asks for."""
+
+
+@pytest.mark.parametrize(
+    ("language", "word", "arguments"),
+    [
+        (language, word, STEPS[cue.kind])
+        for language in LANGUAGES
+        for word, cues in load(language).cues.items()
+        for cue in cues
+        if cue.tool == "set_speed"
+    ],
+)
+def test_every_speed_cue_read_alone_changes_the_speed(
+    language: str, word: str, arguments: dict
+) -> None:
+    reading = read(word, language, INDEX)
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("set_speed", arguments)], (
+        word,
+        reading.why,
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "error"),
     [

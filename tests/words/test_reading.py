@@ -229,3 +229,47 @@ def test_the_facts_for_the_grammar() -> None:
     assert read("play nineteen eighty four", "en", INDEX).text == "play 1984"
     assert read("三国演义", "zh", INDEX).named == ["三国演义"]
     assert isinstance(read("暂停", "zh", INDEX).calls[0], Call)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("1.5倍速", [("set_speed", {"rate": 1.5})]),
+        ("一点五倍速播放", [("set_speed", {"rate": 1.5})]),
+        ("一倍半的速度", [("set_speed", {"rate": 1.5})]),
+        ("调到1.25倍", [("set_speed", {"rate": 1.25})]),
+        ("快一点", [("set_speed", {"step": 1})]),
+        ("慢一点", [("set_speed", {"step": -1})]),
+        ("你读得太快了", [("set_speed", {"step": -1})]),
+        ("恢复正常速度", [("set_speed", {"rate": 1.0})]),
+        ("快一点暂停", [("pause", {})]),  # "quickly, pause": no speed
+        ("play at 1.5x speed", [("set_speed", {"rate": 1.5})]),
+        ("play at one and a half speed", [("set_speed", {"rate": 1.5})]),  # not "half speed"
+        ("half speed", [("set_speed", {"rate": 0.5})]),
+        ("念得有点赶，我跟不上", [("set_speed", {"step": -1})]),
+        ("the reader rushes, I can't keep up", [("set_speed", {"step": -1})]),
+        ("speed up", [("set_speed", {"step": 1})]),
+        ("slow down a bit", [("set_speed", {"step": -1})]),
+        ("normal speed please", [("set_speed", {"rate": 1.0})]),
+        ("set the speed to 1.25", [("set_speed", {"rate": 1.25})]),
+        ("三倍速", []),  # beyond 2x: the model's, which answers with the limits
+        ("跳过片头30秒", [("set_skip", {"intro": 30})]),
+        ("片头跳过20秒", [("set_skip", {"intro": 20})]),  # not the seek of "跳过20秒"
+        ("每集跳过片尾十五秒", [("set_skip", {"outro": 15})]),
+        ("不要跳过片头了", [("set_skip", {"intro": 0})]),
+        ("skip the first 20 seconds of every chapter", [("set_skip", {"intro": 20})]),
+        ("skip the last 10 seconds of each episode", [("set_skip", {"outro": 10})]),
+        ("跳过二十秒", [("seek", {"seconds": 20, "relative": True})]),
+        ("听完这一集就关", [("sleep_timer", {"end_of_episode": True})]),
+        ("这一章放完就停吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("这一集听完，就关了吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("stop after this chapter", [("sleep_timer", {"end_of_episode": True})]),
+        ("after this episode, pause", [("sleep_timer", {"end_of_episode": True})]),
+        ("finish this chapter and then stop", [("sleep_timer", {"end_of_episode": True})]),
+        ("let this part run out, then shut it off", [("sleep_timer", {"end_of_episode": True})]),
+        ("等这回讲完再关掉", [("sleep_timer", {"end_of_episode": True})]),
+        ("after this chapter", []),  # no stop said: the model's
+    ],
+)
+def test_speed_intro_skip_and_the_end_of_an_episode(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

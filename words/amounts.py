@@ -37,6 +37,10 @@ _DURATION_PART = re.compile(
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
     r"(?P<and_half2>\s+and\s+a\s+half)?"
+    r"(?:\s+and\s+(?P<and_min>\d{1,2}|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+    r"(?![\w-]|\s+(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b))?"
     r"|\b(?P<half_en>half\s+an?\s+(?P<half_unit>hour|minute))\b"
     r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
@@ -60,7 +64,7 @@ _CLOCK = re.compile(
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
     r"(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)"
-    r"|\b(?:midnight|noon|bedtime)\b",
+    r"|(?<!\bthe )(?<!\ba )\b(?:midnight|noon|bedtime)\b",  # not a name's: "the midnight library"
     re.IGNORECASE,
 )
 
@@ -112,6 +116,10 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
             half = bool(match.group("half") or match.group("half2") or match.group("and_half")
                         or match.group("and_half2"))  # fmt: skip
             value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
+            if match.group("and_min") and unit in ("hour", "hr"):
+                minutes = _amount(match.group("and_min"))  # "an hour and ten": 70 minutes
+                if minutes is not None and 0 < minutes < 60 and not half:
+                    value += minutes * 60
         if value > 0:
             parts.append((round(value), match.start(), match.end()))
     return parts

@@ -61,8 +61,12 @@ RANK = {
 }
 """Which cue of one clause wins when it holds several (patterns with slots rank above all)."""
 
-_CLAUSE_END = re.compile(r"(?:[,!?;，。！？；…、]|(?<!\d)\.|\.(?!\d))+|\s+but\s+|但是|不过")
-"""Where a clause ends: punctuation (not the point of a decimal, "1.5倍速"), "but", "但是"."""
+_CLAUSE_END = re.compile(
+    r"(?:[,!?;，。！？；…、]|(?<!\d)\.|\.(?!\d))+|\s+but\s+|但是|不过"
+    r"|\s+(?:and|so)\s+(?=(?:i|we)(?:'ll|\s+will)\s)"
+)
+"""Where a clause ends: punctuation (not the point of a decimal, "1.5倍速"), "but", "但是",
+and the "and" before a plan of the listener's ("close it out and I'll get back to it")."""
 PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
@@ -178,7 +182,15 @@ class Scanner:
             rf"\b({'|'.join(map(re.escape, verbs))})\s+(?:{'|'.join(map(re.escape, objects))})"
             rf"\s+({'|'.join(map(re.escape, particles))})\b"
         )
-        return re.sub(pattern, r"\1 \2", text, flags=re.IGNORECASE)
+        books = set(p.words("book_words"))
+
+        def drop(m: re.Match[str]) -> str:
+            said = re.match(r"\s*(.*?)\s*$", m.group(0)[len(m.group(1)) : -len(m.group(2))])
+            if m.group(2).lower() == "over" and said and said.group(1).lower() in books:
+                return m.group(0)  # "start the book over": which to start over is said
+            return f"{m.group(1)} {m.group(2)}"
+
+        return re.sub(pattern, drop, text, flags=re.IGNORECASE)
 
     def acknowledgement(self, folded: str) -> bool:
         if not re.search(r"\w", folded):
@@ -249,7 +261,8 @@ class Scanner:
                     hits.append(Hit(cue.tool, cue.kind, head[1], head[2]))
         script = script_of(text)
         if script == "zh":
-            # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands nothing
+            # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands
+            # nothing; nor does one before 得 ("讲得怪有意思的": how it is read)
             hits = [
                 h
                 for h in hits
@@ -257,6 +270,7 @@ class Scanner:
                 or h.tool not in COMMANDS
                 or not (
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
+                    or text[h.end : h.end + 1] == "得"
                     or re.match(r"[着过]", text[h.end : h.end + 1])  # "我听着睡": no command
                 )
             ]
@@ -291,6 +305,8 @@ class Scanner:
         m = p.head_pattern.match(text, at)
         if m is None:
             return None
+        if p.language == "en" and re.match(r"\s+(?:you|we|i|they|he|she)\b", text[m.end() :]):
+            return None  # "do you know …": a question's auxiliary, no verb of its own
         return p.heads[m.group()][0], m.start(), m.end()
 
     def later(self, text: str, script: str) -> bool:
@@ -334,7 +350,9 @@ class Scanner:
             if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
                 return True
             return marked and not commands
-        asked = marked or any(q in plain for q in p.words("question_words"))
+        # 这么/那么 say how much ("这么大动静"), not what: no question word
+        words_of = re.sub(r"[这那]么", "", plain)
+        asked = marked or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False
         if not commands:

@@ -353,6 +353,11 @@ def spoken_to_digits(text: str) -> str:
 
     def en(match: re.Match[str]) -> str:
         second = match.group(3)
+        if match.group(2).lower() in _EN_HEARD and not second:
+            after = match.string[match.end() :]
+            if re.match(r"\s+(?:the|a|an|my|your|her|his|our|their|me|us|them|it|its|this|that)\b",
+                        after, re.IGNORECASE):  # fmt: skip
+                return match.group(0)  # "reset this chapter to the beginning": a preposition
         value = _en_counter_value(match.group(2), second)
         if second and value == _en_counter_value(match.group(2), None):
             return f"{match.group(1)} {value} {second}"

@@ -4,8 +4,9 @@
 question words, negations, function words …), ``[mends]`` for a recogniser's slips of
 command words, and one ``[tools.<name>]`` table per tool of the player: its cue words by
 kind (``<kind>_patterns``: cues of that kind as regular expressions) and its patterns with
-slots (``{n}`` a number, ``{d}`` a duration). `load` reads and
-checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
+slots (``{n}`` a number, ``{d}`` a duration); word lists a tool's reading needs
+(``backward``, ``small_words``, ``outro_words``) and whole seconds (``default_seconds``,
+``small_seconds``: a seek without an amount, a little one). `load` reads and checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = ["LANGUAGES", "PhraseError", "Phrases", "load"]
 
 LANGUAGES = ("zh", "en")
 
-_LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words"}
+_LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words"}
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
@@ -131,7 +132,7 @@ def parse(language: str, text: str, name: str = "<phrases>") -> Phrases:
                 cue = Cue(tool, key.removesuffix("_patterns"))
                 table[key] = [_pattern(p, where) for p in _strings(value, where)]
                 phrases.kind_patterns += [(cue, p) for p in table[key]]
-            elif key == "default_seconds":
+            elif key in ("default_seconds", "small_seconds"):
                 if not isinstance(value, int) or value <= 0:
                     raise PhraseError(f"{where}: a positive whole number of seconds is needed")
             elif key in _LIST_KEYS:

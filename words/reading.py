@@ -46,7 +46,7 @@ from .clauses import (
 from .numbers import english_number, number_value, numbers_said
 from .phrases import Phrases, load
 from .text import clean_transcript, fold
-from .titles import Named, TitleIndex
+from .titles import Named, TitleIndex, _capitalised, function_only
 
 __all__ = ["Call", "Reading", "Ref", "read"]
 
@@ -160,6 +160,9 @@ class _Reader:
         self.episodes: list[int] = []
         self.clauses: list[Clause] = []
         self.folded = ""
+        self.text = ""
+        self.durations: list[int] = []
+        self.titles_found: list[Named] = []
         self._at = 0  # where the act being read stands in its clause
 
     def phrases(self, script: str) -> Phrases:
@@ -174,6 +177,7 @@ class _Reader:
         text = self.scan.clean(text)
         folded = fold(text)
         self.folded = folded
+        self.text = text
         titles = self.index.find(text) if self.index is not None else []
         amounts = [(s, e) for _, s, e in duration_spans(folded, counted=True)] + clock_spans(folded)
         titles = [
@@ -208,6 +212,7 @@ class _Reader:
                 spans.append((match.start(), match.end(), f"§E{value}§"))
                 episodes.append(value)
         self.episodes = episodes
+        self.durations = durations
         masked, where = mask(folded, spans)
         plain = PLACEHOLDER.sub(" ", masked)
         # A numeral that runs on into a word ("三国演绎", "一千零一夜") is no number said.
@@ -230,6 +235,8 @@ class _Reader:
             return Reading(**base, acknowledgement=True, why="asks for nothing")
         clauses = self.scan.clauses(masked, where, titles)
         self.clauses = clauses
+        self.titles_found = titles
+        self._scope_starts(clauses, titles)
         if base["episode"] is None and any(
             h.kind == "from_start" and not h.negated for c in clauses for h in c.hits
         ):
@@ -252,6 +259,100 @@ class _Reader:
         digits = re.match(r"\d+", match.group())
         return int(digits.group()) if digits else None
 
+    def _scope(self, clause: Clause) -> str | None:
+        """What `clause` speaks of: "book" ("这部书", "the book"), "episode" ("这一集",
+        "that chapter"), or None. A word of both ("this one") is the episode's only when no
+        word of the book is said."""
+        script = script_of(clause.text)
+        p = self.phrases(script)
+        text = PLACEHOLDER.sub(" ", clause.text)
+        episode_words = set(p.words("episode_words"))
+
+        def said(word: str) -> bool:
+            if script == "zh":
+                return word in text
+            return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
+
+        if any(said(w) for w in p.words("book_words") if w not in episode_words):
+            return "book"
+        if any(said(w) for w in episode_words):
+            return "episode"
+        return None
+
+    def _scope_starts(self, clauses: list[Clause], titles: list[Named]) -> None:
+        """Reads each "again" and "from the start" by what it is said of: of the book
+        ("这部书打头儿再来一遍", "begin the book again") the book from its first episode; of
+        an episode ("从这集最开始", "that chapter ... from the very first line") the episode
+        again. Said of nothing, with no title and no episode named, "从头开始" restarts the
+        episode playing: the smaller step, which loses no place in the book."""
+        scopes = [self._scope(c) for c in clauses]
+        told = [s for s in scopes if s]
+        for clause, scope in zip(clauses, scopes, strict=True):
+            scope = scope or (told[-1] if told else None)
+            for hit in clause.hits:
+                if hit.tool != "play_book" or hit.negated:
+                    continue
+                if hit.kind == "replay" and scope == "book" and not self._episode_scope(clause):
+                    hit.kind = "from_start"
+                elif hit.kind == "from_start" and "§E" not in clause.text:
+                    if scope == "episode" or (
+                        scope is None
+                        and not titles
+                        and not self.episodes
+                        and not self._book_said(clauses)
+                        and self._near_title(clause, hit) is None
+                    ):
+                        hit.kind = "replay"
+
+    def _book_said(self, clauses: list[Clause]) -> bool:
+        """True when a verb asking for a book has words after it that may name one ("play
+        dune from the beginning", with no library title found)."""
+        for clause in clauses:
+            for hit in clause.hits:
+                if hit.tool == "play_book" and hit.kind == "cues" and not hit.negated:
+                    if self._keyword(clause, hit) not in ("", "的"):
+                        return True
+        return False
+
+    def _episode_scope(self, clause: Clause) -> bool:
+        return self._scope(clause) == "episode"
+
+    def _near_title(self, clause: Clause, hit: Hit) -> str | None:
+        """The one library title the words around `hit` name when no title was found in
+        the request ("火枪手那本从头放", "Les Mis, please, from the start"): the words before
+        in its clause, then each clause that asks for nothing; None when they
+        name no title or several. The words after it are not read ("from chapter one this
+        time" names no book)."""
+        if self.index is None:
+            return None
+        pieces = [clause.text[: hit.start]]
+        pieces += [
+            c.text
+            for c in self.clauses
+            if c is not clause and not any(not h.negated for h in c.hits)
+        ]
+        for piece in pieces:
+            script = script_of(piece)
+            p = self.phrases(script)
+            piece = PLACEHOLDER.sub(" ", re.sub(r"§[DTE]\d*§", " ", piece))
+            words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
+                     *p.words("episode_words"), *p.words("book_words"), *p.words("keyword_trim"),
+                     "的")  # fmt: skip
+            keyword = strip_words(re.sub(r"\s+", " ", piece), words, script)
+            if not keyword or len(keyword) > 24 or self._describes(keyword, script):
+                continue
+            if script == "zh":
+                chars = set(self.zh.lexicon.get("function_chars", ""))
+                if all(ch in chars or not ch.strip() for ch in keyword):
+                    continue
+            elif all(w in set(self.en.words("function_words")) for w in keyword.split()):
+                continue
+            found = self.index.lookup(keyword)
+            choice = found[0] if len(found) == 1 else _one_of(found) if found else None
+            if choice:
+                return choice
+        return None
+
     def _decide(self, base: dict[str, Any], clauses: list[Clause], titles: list[Named]) -> Reading:
         acts: list[tuple[Clause, Hit]] = []
         for clause in clauses:
@@ -264,6 +365,11 @@ class _Reader:
         if questions and commands and all(self.scan.interjection(c) for c, _ in commands):
             commands = []  # "wait, which book is this again?": a question, not a pause
         chosen = commands or [(c, h) for c, h in acts if h.tool not in COMMANDS]
+        if commands:
+            # "先别放，我就问问这集还差几分钟到头": the question is answered beside the command
+            chosen = chosen + [
+                (c, h) for c, h in questions if h.tool == "get_status" and h.kind in _TOPICS
+            ]
         hints = tuple(dict.fromkeys(h.tool for _, h in acts))
         # Acts a remark's words may make by accident: a bare verb ("讲故事"), a question of no
         # topic ("讲的啥"), a question of what the book is about.
@@ -287,6 +393,8 @@ class _Reader:
             held = kept.get(group)
             if held and held[1].kind == "pattern" and hit.kind != "pattern" and group != "playback":
                 continue
+            if held and group == "question" and held[1].tool and not hit.tool:
+                continue  # "who wrote this, was it Tolstoy?": the question of a topic
             if (
                 held
                 and hit.tool == "play_book"
@@ -299,6 +407,7 @@ class _Reader:
                 continue  # "放草房子第五集，老师布置的作业要听": the book said, not the bare verb
             kept.pop(group, None)
             kept[group] = (clause, hit)
+        self._settle(kept)
         ending = kept.get("sleep")
         if ending is not None and ending[1].kind == "episode_end":
             playback = kept.get("playback")
@@ -337,6 +446,31 @@ class _Reader:
             tools=hints or tuple(c.tool for c in calls),
             why=why,
         )
+
+    def _settle(self, kept: dict[str, tuple[Clause, Hit]]) -> None:
+        """Drops from `kept` what another kept act says better:
+
+        - an amount to move beats an "again" said in a clause of its own ("rewind about two
+          minutes, I need to hear that again"); an episode again beats a step back said
+          with no amount ("这集重来……刚才压根没听清");
+        - a timer with its amount owns the stop said after it ("再听二十分钟就得出门了，到点儿
+          自动关了吧" is a 20-minute timer, not a stop now).
+        """
+        playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")
+        if playback and seek and (playback[1].tool, playback[1].kind) == ("play_book", "replay"):
+            if seek[1].kind != "pattern":
+                del kept["seek"]
+            elif playback[0] is not seek[0] and not self._episode_scope(playback[0]):
+                del kept["playback"]
+        playback = kept.get("playback")
+        if (
+            playback
+            and sleep
+            and sleep[1].kind == "pattern"
+            and playback[1].tool in ("stop", "pause")
+            and playback[0].start + playback[1].start >= sleep[0].start + sleep[1].start
+        ):
+            del kept["playback"]
 
     def _beside(self, clause: Clause, hit: Hit) -> list[Hit]:
         """Commands of other kinds said in the same clause as `hit` ("跳到下一集顺便声音大点":
@@ -386,6 +520,14 @@ class _Reader:
         if not live:
             if negated:  # "别停", "don't stop": keep playing
                 return Hit("resume", "cues", negated[0].start, negated[0].end)
+            held = [
+                h
+                for h in clause.hits
+                if h.negated
+                and (h.tool == "resume" or (h.tool, h.kind) == ("play_book", "continue"))
+            ]
+            if held:  # "书先别往下讲了": no more for now, a pause
+                return Hit("pause", "cues", held[0].start, held[0].end)
             return None
 
         def rank(hit: Hit) -> int:
@@ -407,7 +549,9 @@ class _Reader:
         ]
         hit = top[-1]
         starts = [h for h in live if h.tool == "play_book" and h.kind == "from_start"]
-        episode_said = any(self.scan.says_episode(c) for c in self.clauses)
+        # "§E" or an episode's words ("这一集"); a word of both ("this one") beside a word of
+        # the book ("begin the book again") speaks of the book
+        episode_said = any("§E" in c.text or self._scope(c) == "episode" for c in self.clauses)
         if hit.kind == "replay" and starts and not episode_said:
             hit = starts[-1]  # "把活着从头再听一遍": the book from its start
         elif hit.kind == "from_start" and episode_said and "§E" not in clause.text:
@@ -468,7 +612,11 @@ class _Reader:
                 # "听完这一集就关", "stop after this chapter", "after this chapter, stop"
                 return Call("sleep_timer", {"end_of_episode": True})
             seconds = self._slot_seconds(hit)
-            if seconds is None or kind != "pattern":
+            if kind == "cues" and len(self.durations) == 1:
+                seconds = self.durations[0]  # "put a timer on it, say an hour and ten"
+            elif kind != "pattern":
+                return None
+            if seconds is None:
                 return None
             minutes = seconds / 60
             return Call(
@@ -491,6 +639,15 @@ class _Reader:
             keyword = (inside or named or [None])[-1] or said or self._keyword(clause, hit)
             if keyword in ("的", "") or re.match(r"^(?:什么|啥|哪些)", keyword or ""):
                 return Call("list_albums")  # "有没有适合小孩听的": what there is
+            if keyword and function_only(keyword):
+                return Call("list_albums")  # "list the books": the library, no title
+            if (
+                keyword
+                and not inside
+                and not named
+                and self._describes(keyword, script_of(keyword))
+            ):
+                return Call("list_albums")  # "有我朋友推荐的那本吗": a book described, no title
             if not keyword:
                 return Call("list_albums") if not clause.question or True else None
             return Call("search_album", {"keyword": keyword})
@@ -509,16 +666,27 @@ class _Reader:
             if kind == "from_start":
                 if named:
                     return self._play(clause, named, extra, episode=1)
+                near = self._near_title(clause, hit)
+                if near:  # "火枪手那本从头放": the book the other words name
+                    return self._play(clause, [near], extra, episode=1)
                 return Call("play_book", {"section": 1})
             if kind == "other_book":
                 return Call("play_book", {"keyword": Ref.OTHER_BOOK})
             if kind == "another" and not named:
                 extra["ask_which"] = True
                 return Call("")
+            if named and not clause.titles and self._keyword(clause, hit) == "的":
+                extra["ask_which"] = True  # "put on the one about the, um, the war": described
+                return Call("")
             if named:
                 return self._play(clause, named, extra)
             keyword = self._keyword(clause, hit)
             episode = self._episode(clause)
+            if keyword and re.fullmatch(
+                r"第?[\d一二三四五六七八九十两]*[部本卷册季]?|(?:book|part|volume) \d+", keyword
+            ):
+                extra["ask_which"] = True  # "放第二部": a part of which series?
+                return Call("")
             if keyword == "的":
                 extra["ask_which"] = True
                 return Call("")
@@ -555,11 +723,43 @@ class _Reader:
                 distinct = [distinct[-1]]
             else:
                 distinct = [choice]
+        siblings = self._siblings(clause, distinct[0])
+        if siblings:  # "播放三体死神永生": which of 三体's books is 死神永生? Ask.
+            extra["choices"] = siblings
+            return Call("")
         args: dict[str, Any] = {"keyword": distinct[0]}
         section = episode if episode is not None else self._episode(clause)
         if section:
             args["section"] = section
         return Call("play_book", args)
+
+    def _siblings(self, clause: Clause, title: str) -> tuple[str, ...]:
+        """The books of `title`'s series ("三体", "三体2", "三体3") when words right after the
+        title in `clause` name something more that no title of the library holds ("三体死神
+        永生", "三体的黑暗森林那部"): the listener means one of them, not surely the first.
+        Empty when nothing follows, or the series has one book."""
+        if self.index is None:
+            return ()
+        for m in re.finditer(r"§B(\d+)§的?([\u3400-\u9fff]+)", clause.text):
+            if self.titles_found[int(m.group(1))].title != title:
+                continue
+            p = self.zh
+            residue = strip_words(
+                m.group(2),
+                (*p.words("title_wrappers"), *p.words("keyword_trim"), *p.words("fillers"),
+                 *p.words("book_words"), "那部", "那本", "那个", "那套", "的"),
+                "zh",
+            )  # fmt: skip
+            chars = set(p.lexicon.get("function_chars", ""))
+            if len(residue) < 2 or all(ch in chars for ch in residue):
+                continue
+            if re.fullmatch(r"第?[\d一二三四五六七八九十两]+[部本卷册季]", residue):
+                continue
+            own = fold(title)
+            series = [t for t in self.index.titles if fold(t).startswith(own)]
+            if len(series) > 1:
+                return tuple(series[:5])
+        return ()
 
     def _part_of(self, titles: list[str]) -> str | None:
         """Of several parts of one series, the one whose part the request says ("来点明朝那些
@@ -620,6 +820,13 @@ class _Reader:
             }
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
         step = int(p.tools["seek"].get("default_seconds", 30))
+        plain = PLACEHOLDER.sub(" ", clause.text)
+        if any(
+            (w in plain) if script_of(clause.text) == "zh"
+            else re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain)
+            for w in p.tools["seek"].get("small_words", ())
+        ):  # fmt: skip
+            step = int(p.tools["seek"].get("small_seconds", step))  # "倒回去一丢丢", "a touch"
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})
 
     @staticmethod
@@ -670,13 +877,18 @@ class _Reader:
         p = self.phrases(script)
         after = clause.text[hit.end :]
         before = clause.text[: hit.start] if hit.tool not in PLAYBACK else ""
-        for piece in (after, before):
+        for n, piece in enumerate((after, before)):
             piece = re.sub(r"§[DTE]\d*§", " ", piece)
             piece = PLACEHOLDER.sub(" ", piece)
             words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
                      *p.words("episode_words"), *p.words("book_words"))  # fmt: skip
             light = strip_words(re.sub(r"\s+", " ", piece), words, script)
-            if light and self.index is not None and self.index.exact(light):
+            if (
+                light
+                and self.index is not None
+                and self.index.exact(light)
+                and (script == "zh" or not self._pronoun(light))
+            ):
                 return light  # "Us", "It", "家": a title made of words that are stripped below
             words += (*p.words("keyword_trim"), "的")
             keyword = strip_words(
@@ -684,6 +896,8 @@ class _Reader:
             )
             if script == "zh" and keyword.endswith("的") and len(keyword) > 1:
                 if self.index is None or not self.index.lookup(keyword[:-1]):
+                    if n == 0 and before.strip():
+                        continue  # "人世间有吗梁晓声写的": the title is said before
                     return "的"  # "好听的", "有意思的": a kind of book, not a title
             keyword = strip_words(keyword, words, script)
             if not keyword:
@@ -700,6 +914,17 @@ class _Reader:
                     continue
             return keyword
         return ""
+
+    def _pronoun(self, words: str) -> bool:
+        """True when `words`, all function words ("it", "us"), are written as such: a title
+        made of them is named only with a capital not at a sentence's start ("play It")."""
+        function = set(self.en.words("function_words"))
+        if not all(w in function for w in words.lower().split()):
+            return False
+        for m in re.finditer(rf"(?<![\w']){re.escape(words)}(?![\w'])", self.text, re.IGNORECASE):
+            if _capitalised(self.text, m.start(), m.end()):
+                return False
+        return True
 
     def _describes(self, keyword: str, script: str) -> bool:
         """True when `keyword` speaks of people or times ("我朋友推荐的", "we were
@@ -724,9 +949,23 @@ class _Reader:
         rest = PLACEHOLDER.sub("", rest)
         script = script_of(rest) if rest.strip() else self.language
         p = self.phrases(script)
+        articles = ("the", "a", "an") if script == "en" else ()
         leftover = strip_words(
-            rest, (*p.words("fillers"), *p.words("title_wrappers"), "的", "吧", "啊", "呢"), script
+            rest,
+            (*p.words("fillers"), *p.words("title_wrappers"), *articles, "的", "吧", "啊", "呢"),
+            script,
         )
+        if leftover and any(
+            re.fullmatch(x, leftover) for x in p.lexicon.get("purpose_patterns", ())
+        ):
+            leftover = ""  # "Wind in the Willows, chapter 2, it's for bedtime": a reason
+        if leftover and len(named) == 1:
+            # "harry potter chamber of secrets": words of the title the finder left
+            own = fold(named[0])
+            if script == "zh":
+                leftover = "" if leftover in own else leftover
+            elif all(w in re.findall(r"[\w']+", own) for w in re.findall(r"[\w']+", leftover)):
+                leftover = ""
         question = base.get("question", False)
         if not leftover and not question:
             if len(named) == 1:

@@ -273,3 +273,146 @@ def test_the_facts_for_the_grammar() -> None:
 )
 def test_speed_intro_skip_and_the_end_of_an_episode(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+E = Ref.EPISODE
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # said of the episode: the episode again; of the book: its first episode
+        ("这一回从打头儿再讲一遍", [("play_book", {"section": E})]),
+        ("从这章最开始放", [("play_book", {"section": E})]),
+        ("这本书打头再来一遍吧", [("play_book", {"section": 1})]),
+        ("咱把这书从第一集重新放", [("play_book", {"section": 1})]),
+        (
+            "can I hear that episode again? from the very first word",
+            [("play_book", {"section": E})],
+        ),
+        ("begin the book again please", [("play_book", {"section": 1})]),
+        ("start the story over", [("play_book", {"section": 1})]),
+        # said of nothing: the episode playing again, the smaller step
+        ("重头开始", [("play_book", {"section": E})]),
+        # a title near "from the start" is the book meant
+        (
+            "Alice, from the start",
+            [("play_book", {"keyword": "Alice in Wonderland", "section": 1})],
+        ),
+        # a move with an amount beats an "again" of its own clause; a bare step back loses
+        # to the episode again
+        (
+            "go back a minute, I want to hear that bit again",
+            [("seek", {"seconds": -60, "relative": True})],
+        ),
+        ("这一集重来，刚才没听清", [("play_book", {"section": E})]),
+    ],
+)
+def test_again_and_from_the_start_by_what_they_are_said_of(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("倒回去一点点", [("seek", {"seconds": -10, "relative": True})]),
+        ("skip ahead a tad", [("seek", {"seconds": 10, "relative": True})]),
+        ("往回倒两分钟", [("seek", {"seconds": -120, "relative": True})]),
+        ("倒一分钟", [("seek", {"seconds": -60, "relative": True})]),
+        ("move it along by thirty seconds", [("seek", {"seconds": 30, "relative": True})]),
+        ("jump ten minutes further", [("seek", {"seconds": 600, "relative": True})]),
+    ],
+)
+def test_a_little_is_a_small_step_and_an_amount_its_own(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("再放半小时，到时候自己关掉", [("sleep_timer", {"minutes": 30})]),
+        ("四十分钟一到就别响了", [("sleep_timer", {"minutes": 40})]),
+        ("half an hour then off", [("sleep_timer", {"minutes": 30})]),
+        ("set a timer, about an hour and five", [("sleep_timer", {"minutes": 65})]),
+        ("暂停一下，我十分钟后回来", [("pause", {})]),
+    ],
+)
+def test_a_timer_owns_the_stop_said_after_its_amount(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "about"),
+    [
+        ("这一章再有几分钟放完", "time_left"),
+        ("写这套书的人是谁", "author"),
+        ("读这本书的那个人叫什么", "narrator"),
+        ("音量现在是开到多少了", "volume"),
+        ("现在是暂停着还是在放", "now"),
+        ("how many minutes are left in this part", "time_left"),
+        ("who originally wrote it, Dickens?", "author"),
+        ("the woman narrating this has a lovely voice, who is she?", "narrator"),
+    ],
+)
+def test_questions_in_more_words(utterance: str, about: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    got = [(c.tool, c.arguments.get("about", "now")) for c in reading.calls]
+    assert got == [("get_status", about)], reading.why
+
+
+def test_a_question_beside_a_command_is_answered_too() -> None:
+    got = calls("先暂停，我问一下这一集还有几分钟")
+    assert got == [("pause", {}), ("get_status", {"about": "time_left"})]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool"),
+    [
+        ("我这心脏受不了这么大的声音", "volume_down"),
+        ("正打着电话呢", "volume_down"),
+        ("窗外修路听不真切", "volume_up"),
+        ("声音给我加两格", "volume_up"),
+        ("the walls here are paper thin", "volume_down"),
+        ("the blender is going in the kitchen", "volume_up"),
+    ],
+)
+def test_remarks_of_the_room_in_more_words(utterance: str, tool: str) -> None:
+    assert [c[0] for c in calls(utterance)] == [tool]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "keyword"),
+    [("金庸的小说有哪些", "金庸"), ("巴金写的有几本", "巴金"), ("anything by Jane Austen?", "jane austen"),
+     ("dickens books what do you have", "dickens")],
+)  # fmt: skip
+def test_a_writers_books_are_a_search(utterance: str, keyword: str) -> None:
+    assert calls(utterance) == [("search_album", {"keyword": keyword})]
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["放第三部", "放三体的超新星纪元", "put on the one about the, er, pirates", "play the usual"],
+)
+def test_what_does_not_say_which_book_asks(utterance: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert not reading.calls and (reading.ask_which or reading.choices), reading.why
+
+
+def test_a_pronoun_names_the_title_it_only_with_a_capital() -> None:
+    assert calls("reset the chapter and play it") != [("play_book", {"keyword": "It"})]
+    assert calls("let's play It") == [("play_book", {"keyword": "It"})]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("书先别往下念了", [("pause", {})]),
+        ("好了，可以往下读了", [("resume", {})]),
+        ("close it out and we'll finish it tomorrow", [("stop", {})]),
+        ("Harry Potter Chamber of Secrets chapter 3",
+         [("play_book", {"keyword": "Harry Potter and the Chamber of Secrets", "section": 3})]),
+        ("Dracula, chapter 4, it's for my son", [("play_book", {"keyword": "Dracula", "section": 4})]),
+    ],
+)  # fmt: skip
+def test_more_commands_read_whole(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

@@ -394,7 +394,7 @@ class _Reader:
             if held and held[1].kind == "pattern" and hit.kind != "pattern" and group != "playback":
                 continue
             if held and group == "question" and held[1].tool and not hit.tool:
-                continue  # "who wrote this, was it Tolstoy?": the question of a topic
+                continue  # of two questions, the one with a topic is answered
             if (
                 held
                 and hit.tool == "play_book"
@@ -820,6 +820,12 @@ class _Reader:
             }
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
         step = int(p.tools["seek"].get("default_seconds", 30))
+        if len(self.durations) == 1 and "§D" not in clause.text:
+            # "back up a little, like fifteen seconds": the amount said in a clause of its own
+            step = self.durations[0]
+            return Call(
+                "seek", {"seconds": -step if hit.kind == "back" else step, "relative": True}
+            )
         plain = PLACEHOLDER.sub(" ", clause.text)
         if any(
             (w in plain) if script_of(clause.text) == "zh"
@@ -887,7 +893,11 @@ class _Reader:
                 light
                 and self.index is not None
                 and self.index.exact(light)
-                and (script == "zh" or not self._pronoun(light))
+                and (
+                    script == "zh"
+                    or not self._pronoun(light)
+                    or (len(self.clauses) == 1 and not clause.text[: hit.start].strip())
+                )  # "play it" alone names It; "… and play it" after another act does not
             ):
                 return light  # "Us", "It", "家": a title made of words that are stripped below
             words += (*p.words("keyword_trim"), "的")

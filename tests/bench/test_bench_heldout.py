@@ -124,6 +124,8 @@ def test_no_held_out_request_nor_clause_is_in_the_product() -> None:
 def test_the_books_held_out_requests_are_their_own() -> None:
     if not BOOKS_HELDOUT.is_file():
         pytest.skip("bench/books_heldout.jsonl not written yet")
+    first = BOOKS_HELDOUT.read_text(encoding="utf-8").split("\n", 1)[0]
+    assert json.loads(first) == _heldout()[0]  # the same warning first
     records = _all_heldout()
     assert len({r["id"] for r in records}) == len(records)
     assert len({normalize(r["utterance"]) for r in records}) == len(records)

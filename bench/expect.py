@@ -31,7 +31,8 @@ Keys of ``expect``:
   keys given; 0 is none), ± 0.5;
 - ``sleep_end_of_episode``: true — the player pauses at the end of the episode (chapter)
   playing; false — it does not;
-- ``says_number``: the answer states this number (digits or Chinese numerals);
+- ``says_number``: the answer states this number (digits or Chinese numerals; a number
+  with a fraction, such as a speed of 1.75, in digits);
 - ``says_any``: the answer contains one of these strings (case and script folded);
 - ``declines``: the answer declines (a refusal word, no digits outside a library title
   named: no invented facts);
@@ -172,8 +173,12 @@ def number_forms(n: int) -> list[str]:
     return forms
 
 
-def says_number(answer: str, n: int) -> bool:
-    """True when `answer` contains `n` as a whole number (not as part of a longer one)."""
+def says_number(answer: str, n: float) -> bool:
+    """True when `answer` contains `n` as a whole number (not as part of a longer one); a
+    number with a fraction ("1.75") in digits, not as part of a longer one either."""
+    if n != int(n):
+        return bool(re.search(rf"(?<![\d.]){re.escape(format(n, 'g'))}(?![\d])", answer))
+    n = int(n)
     for form in number_forms(n):
         if form.isdigit():
             if re.search(rf"(?<!\d){form}(?!\d)", answer):
@@ -312,7 +317,7 @@ def check_expect(
             if expect["sleep_end_of_episode"]
             else "should not pause at the end of the episode"
         )
-    if "says_number" in expect and not says_number(answer, int(expect["says_number"])):
+    if "says_number" in expect and not says_number(answer, float(expect["says_number"])):
         why.append(f"answer does not state {expect['says_number']}")
     if "says_any" in expect:
         folded = normalize(answer)

@@ -94,9 +94,15 @@ def test_an_album_hash_without_its_prefix_is_caught() -> None:
         ("一共一百二十集", 120, True),
         ("有两集", 2, True),
         ("第3集", 30, False),
+        ("已调到1.75倍速", 1.75, True),
+        ("Speed set to 1.75 times", 1.75, True),
+        ("Speed set to 1.5 times", 1.75, False),
+        ("Speed set to 11.75 times", 1.75, False),
+        ("Speed set to 1.755 times", 1.75, False),
+        ("第1集，1.5倍速", 1, True),
     ],
 )
-def test_numbers_are_read_in_both_scripts(answer: str, n: int, said: bool) -> None:
+def test_numbers_are_read_in_both_scripts(answer: str, n: float, said: bool) -> None:
     assert says_number(answer, n) is said
 
 
@@ -202,6 +208,8 @@ def test_request_files_are_consistent(form: str) -> None:
                 assert option["skip"] and set(option["skip"]) <= {"intro", "outro"}, where
             if "sleep_end_of_episode" in option:
                 assert isinstance(option["sleep_end_of_episode"], bool), where
+            if "says_number" in option:
+                assert isinstance(option["says_number"], int | float), where
         setup = r.get("setup", {})
         assert set(setup) <= SETUP_KEYS, where
         marks = list(setup.get("bookmarks", []))

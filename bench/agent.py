@@ -8,15 +8,19 @@ the speaker. Each request goes in as a text turn over the control socket, as
 the request needs (a book playing or paused, bookmarks, volume), and after it the player's
 state and the spoken answer are checked (`bench/expect.py`) — not the tool calls.
 
-Requests come in three forms, one file each: typed (``requests_typed.jsonl``), shaped like
-a speech recogniser's transcript (``requests_asr.jsonl``: spaces between characters,
-homophones, no punctuation) and held-out phrasings (``heldout_requests.jsonl``), which no
-prompt, example, phrase file or rule may contain. Printed: success per form and per
-category, replies that failed to parse, decode and prefill tokens per turn, median turn
-time, every failure with its calls, answer and reason (held-out requests are counted,
-never listed: ``--show-heldout`` lists them for a reviewer), ``held-out: N/M ok (P%),
-wrong actions: K``, the wrong actions of all requests (a failed turn that changed the
-player: another book, a stop, a skip, a volume nobody asked for), and as the last line
+Requests come in three forms: typed (``requests_typed.jsonl``, and ``books_typed.jsonl``:
+chapters, speed, intro/outro skip and sleep at an episode's end on the library's
+chapter-marked books), shaped like a speech recogniser's transcript
+(``requests_asr.jsonl``: spaces between characters, homophones, no punctuation) and
+held-out phrasings (``heldout_requests.jsonl`` and ``books_heldout.jsonl``), which no
+prompt, example, phrase file or rule may contain; a form's second file may be missing.
+Printed: success per form and per category, replies that failed to parse, decode and
+prefill tokens per turn, median turn time, every failure with its calls, answer and reason
+(held-out requests are counted, never listed: ``--show-heldout`` lists them for a
+reviewer), ``held-out: N/M ok (P%), wrong actions: K``, the same line for the books
+requests (categories chapter, speed, skip, sleep_end, held-out ones counted too), the wrong
+actions of all requests (a failed turn that changed the player: another book, a stop, a
+skip, a volume, speed or intro skip nobody asked for), and as the last line
 ``agent benchmark: N/M ok (P%) real player, <model>``. With ``--baseline N`` the first N
 requests also go through the design note's plain loop (``bench/baseline_react.py``) on the
 same player and model, for the ratio of success and turn time. The play requests run a second
@@ -51,10 +55,16 @@ from bench.library import ALBUMS, cached_library  # noqa: E402
 
 DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 FORMS = {
-    "typed": ROOT / "bench" / "requests_typed.jsonl",
-    "asr": ROOT / "bench" / "requests_asr.jsonl",
-    "heldout": ROOT / "bench" / "heldout_requests.jsonl",
+    "typed": (ROOT / "bench" / "requests_typed.jsonl", ROOT / "bench" / "books_typed.jsonl"),
+    "asr": (ROOT / "bench" / "requests_asr.jsonl",),
+    "heldout": (
+        ROOT / "bench" / "heldout_requests.jsonl",
+        ROOT / "bench" / "books_heldout.jsonl",
+    ),
 }
+"""The request files of each form; the first must be there, the others may be missing."""
+BOOK_CATEGORIES = ("chapter", "speed", "skip", "sleep_end")
+"""Requests about books in chapters and their settings (issue 24), summed on their own."""
 DEFAULT_VOLUME = 60
 
 
@@ -159,11 +169,25 @@ async def album(player: Any, title: str) -> Any:
     return detail
 
 
+def reset_book_settings(player: Any) -> None:
+    """Every book back to normal speed with nothing skipped (what a listener set is
+    forgotten; album.json skips, which the bench library has none of, stay)."""
+    from player.store import BookSettings
+
+    rows = player.store.db.execute(
+        "SELECT album_id FROM books WHERE speed IS NOT NULL OR intro IS NOT NULL "
+        "OR outro IS NOT NULL"
+    ).fetchall()
+    for (album_id,) in rows:
+        player.store.book_save(album_id, BookSettings())
+
+
 async def apply_setup(player: Any, setup: dict[str, Any]) -> None:
     """Put the player in the state `setup` describes (see bench/expect.py)."""
     player.stop_all()
-    await player.sleep_timer(0)
+    await player.sleep_timer(0)  # also the sleep at the end of an episode
     player.store.db.execute("DELETE FROM bookmarks")
+    reset_book_settings(player)
     player.last_error = ""
     player.volume = setup.get("volume", DEFAULT_VOLUME) / 100
     for title, section, position in setup.get("bookmarks", []):
@@ -171,12 +195,27 @@ async def apply_setup(player: Any, setup: dict[str, Any]) -> None:
         player.store.bookmark_save(detail.album, detail.episode(section), float(position))
         await asyncio.sleep(0.01)  # distinct update times: the last one is "the last book"
     playing = setup.get("playing")
+    if "speed" in setup or "skip" in setup:
+        book = playing or (setup.get("bookmarks") or [None])[-1]
+        if not book:
+            raise ValueError("setup: speed and skip need a book in playing or bookmarks")
+        skip = setup.get("skip") or {}
+        player.book_settings_save(
+            (await album(player, book[0])).album,
+            speed=float(setup["speed"]) if "speed" in setup else None,
+            intro=float(skip["intro"]) if "intro" in skip else None,
+            outro=float(skip["outro"]) if "outro" in skip else None,
+        )
     if playing:
         title, section, position = [*playing, 0.0][:3]
         detail = await album(player, title)
         await player.play(detail, detail.episode(section), float(position))
+        if setup.get("sleep_end_of_episode"):
+            await player.sleep_timer(end_of_episode=True)
         if setup.get("paused"):
             await player.pause()
+    elif setup.get("sleep_end_of_episode"):
+        raise ValueError("setup: sleep_end_of_episode needs a book in playing")
 
 
 # -- one run -------------------------------------------------------------------------------
@@ -422,6 +461,14 @@ def summary(
             f"({100 * sum(r['ok'] for r in held) / len(held):.0f}%), wrong actions: "
             f"{sum(r['wrong_action'] for r in held)}"
         )
+    books = [r for r in rows if r["category"] in BOOK_CATEGORIES]
+    if books:
+        lines.append(
+            f"books (chapters, speed, skip, end-of-episode sleep): "
+            f"{sum(r['ok'] for r in books)}/{len(books)} ok "
+            f"({100 * sum(r['ok'] for r in books) / len(books):.0f}%), wrong actions: "
+            f"{sum(r['wrong_action'] for r in books)}"
+        )
     lines.append(
         f"wrong actions (a failed turn that changed the player): "
         f"{sum(r['wrong_action'] for r in rows)}/{len(rows)}"
@@ -484,11 +531,14 @@ def decode_steps_lines(rows: list[dict[str, Any]], off: list[dict[str, Any]]) ->
 
 async def main_async(args: argparse.Namespace) -> int:
     requests: list[dict[str, Any]] = []
-    for form in args.forms:
-        if not FORMS[form].is_file():
-            print(f"no {form} requests: {FORMS[form]} missing", file=sys.stderr)
+    sources = [("typed", tuple(args.requests))] if args.requests else [
+        (form, FORMS[form]) for form in args.forms
+    ]  # fmt: skip
+    for form, (main, *extra) in sources:
+        if not main.is_file():
+            print(f"no {form} requests: {main} missing", file=sys.stderr)
             continue
-        chosen = load_requests(FORMS[form], form)
+        chosen = [r for path in (main, *extra) if path.is_file() for r in load_requests(path, form)]
         if args.lang:
             chosen = [r for r in chosen if r["lang"] == args.lang]
         if args.limit and args.limit < len(chosen):
@@ -566,6 +616,12 @@ def main() -> int:
     )
     parser.add_argument("--lang", choices=("zh", "en"), help="only this language")
     parser.add_argument("--only", nargs="*", help="only these request ids")
+    parser.add_argument(
+        "--requests",
+        type=Path,
+        nargs="+",
+        help="request files to run instead of the forms' files (read as typed requests)",
+    )
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=0, help="llm.n_threads (0: all cores)")
     parser.add_argument(

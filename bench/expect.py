@@ -3,10 +3,14 @@
 A request (one JSON object per line of ``bench/requests_*.jsonl``) carries:
 
 - ``id``, ``lang`` ("zh"/"en"), ``category`` (play, play_episode, relative, continue, pause,
-  stop, resume, status, volume, seek, sleep, count, library, search, decline, story, marker),
-  ``utterance``;
+  stop, resume, status, volume, seek, sleep, count, library, search, decline, story, marker;
+  for books in chapters and their settings: chapter, speed, skip, sleep_end), ``utterance``;
 - ``setup``: the state before the turn — ``playing`` [title, episode, seconds], ``paused``
   (bool), ``bookmarks`` [[title, episode, seconds], …], ``volume`` (percent, default 60);
+  ``speed`` (0.5–2.0) and ``skip`` {"intro": seconds?, "outro": seconds?}: set for the book
+  in ``playing`` (else the last of ``bookmarks``) before it starts; ``sleep_end_of_episode``
+  (bool): the sleep timer waits for the end of the episode playing. Every other book plays
+  at 1.0 with nothing skipped, and no timer is set;
 - ``expect``: what must hold after the turn (every key), and optionally ``alt``: a list of
   other ``expect`` objects that also count as success.
 
@@ -16,11 +20,19 @@ Keys of ``expect``:
   seconds, ± the turn's own duration);
 - ``paused`` {album?, episode?}: paused (the same book as before unless named);
 - ``stopped``: true — nothing loaded;
-- ``unchanged``: true — the same book, episode and play/pause state as before, same volume;
+- ``unchanged``: true — the same book, episode and play/pause state as before, same volume,
+  speed, skips and end-of-episode sleep (unless ``expect`` names them);
 - ``volume``: a percent, or {"above": p} / {"below": p};
 - ``position``: seconds into the episode (a seek), ± the turn's duration;
 - ``sleep``: minutes of the sleep timer;
-- ``says_number``: the answer states this number (digits or Chinese numerals);
+- ``speed``: the playback speed of the book loaded after the turn (else the book last
+  heard, whose speed a request sets), ± 0.01;
+- ``skip`` {"intro": seconds?, "outro": seconds?}: that book's intro and outro skips (the
+  keys given; 0 is none), ± 0.5;
+- ``sleep_end_of_episode``: true — the player pauses at the end of the episode (chapter)
+  playing; false — it does not;
+- ``says_number``: the answer states this number (digits or Chinese numerals; a number
+  with a fraction, such as a speed of 1.75, in digits);
 - ``says_any``: the answer contains one of these strings (case and script folded);
 - ``declines``: the answer declines (a refusal word, no digits outside a library title
   named: no invented facts);
@@ -30,8 +42,8 @@ Keys of ``expect``:
   本？", "Which book would you like?"), and no other book or episode started.
 
 A failed request whose turn changed the player (play/pause state, book, episode, volume,
-sleep timer, or a jump in position) is a *wrong action* (`wrong_action`): worse than a
-question or a refusal, and counted on its own.
+sleep timer, end-of-episode sleep, the book's speed or skips, or a jump in position) is a
+*wrong action* (`wrong_action`): worse than a question or a refusal, and counted on its own.
 
 Every answer, whatever the request, must be non-empty, name no album id (``lib:…``), and be
 short enough to speak (no raw listing, no "第001集", no "(本地)").
@@ -65,9 +77,18 @@ DECLINE_WORDS = {
 }  # fmt: skip
 
 
+SPEED_SLACK = 0.01
+"""How far an observed speed may be from the one expected."""
+SKIP_SLACK = 0.5
+"""How far an observed intro or outro skip (seconds) may be from the one expected."""
+
+
 @dataclass(frozen=True)
 class Observed:
-    """The player as seen from outside: state, book, episode, position (s), volume (%)."""
+    """The player as seen from outside: state, book, episode (a chapter's number in a book
+    of chapters), position (s into that episode), volume (%), sleep timer (minutes left), and the settings of the book loaded (else of the book last
+    heard; None without either): speed, intro and outro skip (s); `sleep_at_end`: the
+    player pauses at the end of the episode playing."""
 
     state: str
     album: str | None
@@ -75,12 +96,25 @@ class Observed:
     position: float | None
     volume: int
     sleep_minutes: float | None
+    speed: float | None = None
+    intro: float | None = None
+    outro: float | None = None
+    sleep_at_end: bool = False
 
     def short(self) -> str:
         """One line for a failure report."""
         book = f"{self.album} #{self.episode} @{self.position:.0f}s" if self.album else "-"
         sleep = f" sleep {self.sleep_minutes:.0f} min" if self.sleep_minutes else ""
-        return f"{self.state} {book} vol {self.volume}{sleep}"
+        if self.sleep_at_end:
+            sleep += " sleep at episode end"
+        extra = ""
+        if self.speed is not None and abs(self.speed - 1.0) > SPEED_SLACK:
+            extra += f" x{self.speed:g}"
+        if self.intro:
+            extra += f" intro {self.intro:g}s"
+        if self.outro:
+            extra += f" outro {self.outro:g}s"
+        return f"{self.state} {book}{extra} vol {self.volume}{sleep}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -93,14 +127,40 @@ def observe(player: Any) -> Observed:
 
     now = getattr(player, "now", None)
     deadline = getattr(player, "sleep_deadline", None)
+    speed, intro, outro = _book_settings(player)
     return Observed(
         state=str(getattr(player, "state", "")),
         album=now.detail.album.title if now is not None else None,
         episode=now.episode.section if now is not None else None,
-        position=float(now.playback.position) if now is not None else None,
+        position=float(now.position) if now is not None else None,
         volume=round(float(getattr(player, "volume", 0.0)) * 100),
         sleep_minutes=None if deadline is None else max(0.0, (deadline - time.monotonic()) / 60),
+        speed=speed,
+        intro=intro,
+        outro=outro,
+        sleep_at_end=bool(getattr(player, "sleep_at_end", False)),
     )
+
+
+def _book_settings(player: Any) -> tuple[float | None, float | None, float | None]:
+    """(speed, intro s, outro s) of the book loaded (playing, paused or awaited), else of
+    the book last heard (the one `set_speed` and `set_skip` change then); the speed of a
+    book loaded is the one its decoder plays at. (None, None, None) without either."""
+    if not hasattr(player, "book_settings"):
+        return None, None, None
+    holder = getattr(player, "now", None) or getattr(player, "pending", None)
+    if holder is not None:
+        speed, intro, outro = player.book_settings(holder.detail.album)
+        playback = getattr(holder, "playback", None)
+        if playback is not None:
+            speed = float(playback.speed)
+        return float(speed), float(intro), float(outro)
+    mark = player.store.last_bookmark()
+    if mark is None:
+        return None, None, None
+    held = player.store.book(mark.album_id)
+    speed = held.speed if held.speed is not None else 1.0
+    return float(speed), float(held.intro or 0.0), float(held.outro or 0.0)
 
 
 def number_forms(n: int) -> list[str]:
@@ -113,8 +173,12 @@ def number_forms(n: int) -> list[str]:
     return forms
 
 
-def says_number(answer: str, n: int) -> bool:
-    """True when `answer` contains `n` as a whole number (not as part of a longer one)."""
+def says_number(answer: str, n: float) -> bool:
+    """True when `answer` contains `n` as a whole number (not as part of a longer one); a
+    number with a fraction ("1.75") in digits, not as part of a longer one either."""
+    if n != int(n):
+        return bool(re.search(rf"(?<![\d.]){re.escape(format(n, 'g'))}(?![\d])", answer))
+    n = int(n)
     for form in number_forms(n):
         if form.isdigit():
             if re.search(rf"(?<!\d){form}(?!\d)", answer):
@@ -217,6 +281,11 @@ def check_expect(
             why.append(f"playback changed: {before.short()} -> {after.short()}")
         if after.volume != before.volume and "volume" not in expect:
             why.append(f"volume changed: {before.volume} -> {after.volume}")
+        kept = [] if "speed" in expect else ["speed"]
+        kept += [k for k in ("intro", "outro") if k not in (expect.get("skip") or {})]
+        if "sleep_end_of_episode" not in expect:
+            kept.append("sleep_at_end")
+        why += [f"changed: {what}" for what in _settings_changed(before, after, kept)]
     volume = expect.get("volume")
     if isinstance(volume, int) and after.volume != volume:
         why.append(f"volume should be {volume}, is {after.volume}")
@@ -232,7 +301,23 @@ def check_expect(
         minutes = after.sleep_minutes
         if minutes is None or abs(minutes - expect["sleep"]) > 1.0:
             why.append(f"sleep timer should be {expect['sleep']} min, is {minutes}")
-    if "says_number" in expect and not says_number(answer, int(expect["says_number"])):
+    if "speed" in expect:
+        wanted = float(expect["speed"])
+        if after.speed is None or abs(after.speed - wanted) > SPEED_SLACK:
+            why.append(f"speed should be {wanted:g}, is {after.speed}")
+    for key, wanted in (expect.get("skip") or {}).items():
+        actual = getattr(after, key)
+        if actual is None or abs(actual - float(wanted)) > SKIP_SLACK:
+            why.append(f"{key} skip should be {wanted} s, is {actual}")
+    if "sleep_end_of_episode" in expect and after.sleep_at_end != bool(
+        expect["sleep_end_of_episode"]
+    ):
+        why.append(
+            "should pause at the end of the episode"
+            if expect["sleep_end_of_episode"]
+            else "should not pause at the end of the episode"
+        )
+    if "says_number" in expect and not says_number(answer, float(expect["says_number"])):
         why.append(f"answer does not state {expect['says_number']}")
     if "says_any" in expect:
         folded = normalize(answer)
@@ -296,9 +381,34 @@ def check(
     return problems + reasons
 
 
+SETTINGS = ("speed", "intro", "outro", "sleep_at_end")
+"""The book's settings and the end-of-episode sleep, as `Observed` names them."""
+
+
+def _settings_changed(before: Observed, after: Observed, keys=SETTINGS) -> list[str]:
+    """Which of `keys` (of `SETTINGS`) differ before and after: the end-of-episode sleep,
+    and a speed or skip beyond its slack while the same book is loaded (another book has
+    its own: `changed` names the book; unknown on either side, no book, is no change)."""
+    what: list[str] = []
+    for key in keys:
+        old, new = getattr(before, key), getattr(after, key)
+        if key == "sleep_at_end":
+            if old != new:
+                what.append(f"end-of-episode sleep {old} -> {new}")
+            continue
+        if old is None or new is None or before.album != after.album:
+            continue
+        slack = SPEED_SLACK if key == "speed" else SKIP_SLACK
+        if abs(old - new) > slack:
+            name = "speed" if key == "speed" else f"{key} skip"
+            what.append(f"{name} {old:g} -> {new:g}")
+    return what
+
+
 def changed(before: Observed, after: Observed, elapsed_s: float) -> list[str]:
     """What the turn changed on the player: its play/pause state, book, episode, volume,
-    sleep timer, or a position that moved by more than the turn's own duration."""
+    sleep timer, end-of-episode sleep, the book's speed or skips, or a position that moved
+    by more than the turn's own duration."""
     what = []
     if (before.state, before.album, before.episode) != (after.state, after.album, after.episode):
         what.append(f"{before.short()} -> {after.short()}")
@@ -310,6 +420,7 @@ def changed(before: Observed, after: Observed, elapsed_s: float) -> list[str]:
         and abs(before.sleep_minutes - after.sleep_minutes) > 1.0
     ):
         what.append(f"sleep timer {before.sleep_minutes} -> {after.sleep_minutes}")
+    what += _settings_changed(before, after)
     if (
         not what
         and before.position is not None

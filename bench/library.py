@@ -9,10 +9,19 @@ in traditional script (紅樓夢, which people say as 红楼梦), titles with sp
 pairs (水浒传 / 水浒传少儿版, 三体 / 三体2, 三侠五义 / 单田芳 三侠五义), a title that is a
 number (1984), English and Chinese titles, and episode counts from 1 to 120.
 
-Every episode is the same short MP3 clip, encoded once with PyAV and hard-linked (copied
-where links are impossible), so a library of ~8,000 episodes costs one clip's bytes and a
-second or two. `cached_library()` keeps one under ``.state/bench`` keyed by `VERSION` and
-the clip length; `build_library(root)` writes one anywhere (tests).
+Three albums are books as bought or ripped, whose episodes are the chapter marks inside a
+file (`BOOKS`): "Project Hail Mary" is one M4B of 30 chapters, "长安十二时辰" one M4B of 24
+(第一章 巳正 …), and "The Martian" mixes an M4B of 13 chapters ("Sol 6" …) with a plain
+MP3, 14 episodes in all. Their chapters are as long as the clip (so seeks of minutes and
+intro skips of 30 s land inside one), written by PyAV with `OutputContainer.set_chapters`
+from two seconds of a quiet tone AAC-encoded once and muxed again up to the length
+(`chapter_book`: the three files, 17 hours of book, take 36 MB and about 8 s to write).
+
+Every other episode is the same short MP3 clip, encoded once with PyAV and hard-linked
+(copied where links are impossible), so a library of ~8,000 episodes costs one clip's bytes
+and a second or two. `cached_library()` keeps one under ``.state/bench`` keyed by
+`VERSION`, the clip length and the albums; `build_library(root)` writes one anywhere
+(tests).
 
     from bench.library import cached_library, ALBUMS
     root = cached_library()          # Path of the library folder
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 import shutil
@@ -30,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION = "2"
+VERSION = "3"
 """Bump when the albums, their layout or the clip change: the cache key includes it."""
 
 CLIP_SECONDS = 900.0
@@ -39,13 +49,24 @@ auto-advances) during a turn, and that seeks to minute 10 land inside it."""
 
 
 @dataclass(frozen=True)
+class BookFile:
+    """One file of an album of `BOOKS`: `name` with its suffix (.m4b, .mp3), and the
+    titles of its chapter marks, one episode each; no chapters: a plain file, one episode
+    (an MP3, the clip)."""
+
+    name: str
+    chapters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class AlbumSpec:
     """One album of the generated library.
 
     `title` is what the player shows (the folder name unless `json_title`); `folder` is the
-    path under the library root; `episodes` the number of episode files; `author`,
-    `narrator` and `aliases` (the book's names in the other language) go to ``album.json``
-    when set; `names` are the episode file stems, in order.
+    path under the library root; `episodes` the number of episodes; `author`, `narrator`
+    and `aliases` (the book's names in the other language) go to ``album.json`` when set;
+    `names` are the episode file stems, in order — or, for an album of `files` (files with
+    chapter marks), the episode titles: each chapter's mark, a plain file's stem.
     """
 
     title: str
@@ -55,6 +76,7 @@ class AlbumSpec:
     names: tuple[str, ...] = ()
     narrator: str = ""
     aliases: tuple[str, ...] = ()
+    files: tuple[BookFile, ...] = ()
 
 
 # (title, author, episodes or 0 for a seeded random count, layout, group folder)
@@ -239,6 +261,13 @@ _SUBTITLES = {
 
 _CN_DIGITS = "零一二三四五六七八九"
 
+# The twelve double hours, each as its first and second hour (初, 正): the hours of the
+# book's one day, from 巳正 (ten in the morning) to 巳初 of the next.
+_SHICHEN = "子丑寅卯辰巳午未申酉戌亥"
+_CHANGAN_HOURS = [
+    f"{_SHICHEN[(5 + (i + 1) // 2) % 12]}{'正' if i % 2 == 0 else '初'}" for i in range(24)
+]
+
 
 def chinese_numeral(n: int) -> str:
     """1..9999 as a Chinese numeral (12 -> 十二, 105 -> 一百零五, 120 -> 一百二十)."""
@@ -322,10 +351,37 @@ def _album_specs() -> list[AlbumSpec]:
     return specs
 
 
-ALBUMS: list[AlbumSpec] = _album_specs()
+def _book_specs() -> list[AlbumSpec]:
+    """The albums whose episodes are chapter marks inside files (see the module's text)."""
+    martian = (
+        BookFile("The Martian - Part 1.m4b", tuple(f"Sol {n}" for n in range(6, 19))),
+        BookFile("The Martian - Part 2.mp3"),
+    )
+    books = [
+        ("Project Hail Mary", "Andy Weir", ("挽救计划",),
+         (BookFile("Project Hail Mary.m4b", tuple(f"Chapter {n}" for n in range(1, 31))),)),
+        ("The Martian", "Andy Weir", ("火星救援",), martian),
+        ("长安十二时辰", "马伯庸", ("The Longest Day in Chang'an",),
+         (BookFile("长安十二时辰.m4b", tuple(f"第{chinese_numeral(n)}章 {hour}"
+                                             for n, hour in enumerate(_CHANGAN_HOURS, 1))),)),
+    ]  # fmt: skip
+    specs = []
+    for title, author, aliases, files in books:
+        names = tuple(n for f in files for n in (f.chapters or (f.name.rsplit(".", 1)[0],)))
+        specs.append(AlbumSpec(title, title, len(names), author, names, aliases=aliases,
+                               files=files))  # fmt: skip
+    return specs
+
+
+BOOKS: list[AlbumSpec] = _book_specs()
+"""The albums of chapter-marked files (their episodes are chapters)."""
+
+ALBUMS: list[AlbumSpec] = _album_specs() + BOOKS
 """Every album of the generated library, in a fixed order."""
 
 BY_TITLE: dict[str, AlbumSpec] = {a.title: a for a in ALBUMS}
+if len(BY_TITLE) != len(ALBUMS):
+    raise ValueError("duplicate album titles")
 
 
 def encode_clip(path: Path, seconds: float, *, sample_rate: int = 16000) -> Path:
@@ -360,6 +416,56 @@ def encode_clip(path: Path, seconds: float, *, sample_rate: int = 16000) -> Path
     return path
 
 
+def chapter_book(
+    path: Path, titles: tuple[str, ...], seconds: float, *, sample_rate: int = 16000
+) -> Path:
+    """An M4B (MP4 chapter list, written by PyAV's `OutputContainer.set_chapters`) of
+    `len(titles)` chapters of `seconds` each, titled `titles`: a quiet 250 Hz tone (a
+    whole number of periods in every 1024-sample AAC frame) encoded for two seconds at
+    6 kbit/s, its packets muxed again and again up to the length. Returns `path`."""
+    from fractions import Fraction
+
+    import av
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    frame_size = 1024
+    with av.open(str(tmp), "w", format="ipod") as out:
+        stream = out.add_stream("aac", rate=sample_rate, layout="mono")
+        stream.bit_rate = 6000
+        out.set_chapters(
+            [
+                {"id": i + 1, "start": round(i * seconds * 1000),
+                 "end": round((i + 1) * seconds * 1000), "time_base": Fraction(1, 1000),
+                 "metadata": {"title": title}}
+                for i, title in enumerate(titles)
+            ]
+        )  # fmt: skip
+        t = np.arange(sample_rate * 2) / sample_rate
+        wave = (0.05 * np.sin(2 * np.pi * 250.0 * t)).astype(np.float32)
+        packets, pts = [], 0
+        for start in range(0, wave.size, frame_size):
+            frame = av.AudioFrame.from_ndarray(
+                np.ascontiguousarray(wave[None, start : start + frame_size]),
+                format="fltp",
+                layout="mono",
+            )
+            frame.sample_rate, frame.pts = sample_rate, pts
+            pts += frame.samples
+            packets += [bytes(p) for p in stream.encode(frame)]
+        packets = [p for p in packets if p][4:]  # past the encoder's start-up
+        for index in range(math.ceil(len(titles) * seconds * sample_rate / frame_size)):
+            packet = av.Packet(packets[index % len(packets)])
+            packet.stream = stream
+            packet.pts = packet.dts = index * frame_size
+            packet.duration = frame_size
+            packet.time_base = Fraction(1, sample_rate)
+            out.mux(packet)
+    os.replace(tmp, path)
+    return path
+
+
 def _place(clip: Path, target: Path) -> None:
     try:
         os.link(clip, target)
@@ -372,8 +478,10 @@ def build_library(
 ) -> Path:
     """Write the library under `root` (created; must not hold another library); returns it.
 
-    `clip` is an existing MP3 to link as every episode; without it one of `clip_seconds`
-    is encoded into ``root/.clip.mp3`` (a dot file: the scanner skips it).
+    `clip` is an existing MP3 (of `clip_seconds`) to link as every episode; without it one
+    of `clip_seconds` is encoded into ``root/.clip.mp3`` (a dot file: the scanner skips
+    it). The chapters of the albums of `BOOKS` are `clip_seconds` long each
+    (`chapter_book`); their plain files are the clip.
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
@@ -382,7 +490,12 @@ def build_library(
     for spec in ALBUMS if albums is None else albums:
         folder = root / spec.folder
         folder.mkdir(parents=True, exist_ok=True)
-        for name in spec.names:
+        for book in spec.files:
+            if book.chapters:
+                chapter_book(folder / book.name, book.chapters, clip_seconds)
+            else:
+                _place(clip, folder / book.name)
+        for name in () if spec.files else spec.names:
             _place(clip, folder / f"{name}.mp3")
         info: dict[str, object] = {"author": spec.author} if spec.author else {}
         if spec.narrator:
@@ -399,7 +512,9 @@ def build_library(
 def cache_key(clip_seconds: float = CLIP_SECONDS) -> str:
     """The cached library's folder name: version, clip length and the album list."""
     digest = hashlib.sha1(
-        json.dumps([VERSION, clip_seconds, [(a.folder, a.names, a.author, a.narrator, a.aliases) for a in ALBUMS]],
+        json.dumps([VERSION, clip_seconds, [(a.folder, a.names, a.author, a.narrator, a.aliases,
+                                             [(f.name, f.chapters) for f in a.files])
+                                            for a in ALBUMS]],
                    ensure_ascii=False).encode()
     ).hexdigest()[:10]  # fmt: skip
     return f"library-v{VERSION}-{digest}"
@@ -421,7 +536,7 @@ def cached_library(cache_dir: Path | None = None, *, clip_seconds: float = CLIP_
         encode_clip(clip, clip_seconds)
     work = Path(tempfile.mkdtemp(prefix=".building-", dir=cache_dir))
     try:
-        build_library(work, clip=clip)
+        build_library(work, clip=clip, clip_seconds=clip_seconds)
         (work / ".complete").write_text(VERSION, encoding="utf-8")
         try:
             work.rename(target)

@@ -83,7 +83,7 @@ def warm_line(report: dict[str, Any]) -> str:
 
 async def main_async(args: argparse.Namespace) -> int:
     requests = [
-        r for r in load_requests(FORMS["typed"], "typed") if r["category"] in PLAY_CATEGORIES
+        r for r in load_requests(FORMS["typed"][0], "typed") if r["category"] in PLAY_CATEGORIES
     ]
     if args.lang:
         requests = [r for r in requests if r["lang"] == args.lang]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.expect import Observed, check, says_number, spoken_problems
-from bench.library import BY_TITLE
+from bench.library import BY_TITLE, CLIP_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 CATEGORIES = {
@@ -17,15 +17,22 @@ CATEGORIES = {
     # Requests understood whole (issue: understanding on requests nobody here wrote).
     "compound", "indirect", "question", "replay", "title_form", "unclear", "absent",
     "acknowledge",
+    # Books in chapters and their settings (issue 24).
+    "chapter", "speed", "skip", "sleep_end",
 }  # fmt: skip
 EXPECT_KEYS = {
     "plays", "paused", "stopped", "unchanged", "volume", "position", "sleep", "says_number",
-    "says_any", "declines", "offers_books", "lists_library", "asks",
+    "says_any", "declines", "offers_books", "lists_library", "asks", "speed", "skip",
+    "sleep_end_of_episode",
 }  # fmt: skip
+SETUP_KEYS = {"playing", "paused", "bookmarks", "volume", "speed", "skip", "sleep_end_of_episode"}
 FILES = {
     "typed": ("requests_typed.jsonl", 60),
     "asr": ("requests_asr.jsonl", 40),
     "heldout": ("heldout_requests.jsonl", 40),
+    # Written after the others: checked once they are there.
+    "books_typed": ("books_typed.jsonl", 0),
+    "books_heldout": ("books_heldout.jsonl", 0),
 }
 
 IDLE = Observed("idle", None, None, None, 60, None)
@@ -34,8 +41,15 @@ TITLES = list(BY_TITLE)
 
 
 def _records(name: str) -> list[dict]:
-    lines = (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines()
+    path = ROOT / "bench" / name
+    if not path.is_file() and not FILES[_form(name)][1]:
+        return []  # a file of requests not written yet
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def _form(name: str) -> str:
+    return next(form for form, (file, _) in FILES.items() if file == name)
 
 
 def _check(expect: dict, *, before=PLAYING, after=PLAYING, answer="好的。", lang="zh", **kw):
@@ -80,9 +94,15 @@ def test_an_album_hash_without_its_prefix_is_caught() -> None:
         ("一共一百二十集", 120, True),
         ("有两集", 2, True),
         ("第3集", 30, False),
+        ("已调到1.75倍速", 1.75, True),
+        ("Speed set to 1.75 times", 1.75, True),
+        ("Speed set to 1.5 times", 1.75, False),
+        ("Speed set to 11.75 times", 1.75, False),
+        ("Speed set to 1.755 times", 1.75, False),
+        ("第1集，1.5倍速", 1, True),
     ],
 )
-def test_numbers_are_read_in_both_scripts(answer: str, n: int, said: bool) -> None:
+def test_numbers_are_read_in_both_scripts(answer: str, n: float, said: bool) -> None:
     assert says_number(answer, n) is said
 
 
@@ -165,8 +185,10 @@ def test_a_spoken_id_fails_even_when_the_state_is_right() -> None:
 @pytest.mark.parametrize("form", sorted(FILES))
 def test_request_files_are_consistent(form: str) -> None:
     name, minimum = FILES[form]
+    if not (ROOT / "bench" / name).is_file() and not minimum:
+        pytest.skip(f"{name} not written yet")
     records = [r for r in _records(name) if "utterance" in r]
-    assert len(records) >= minimum
+    assert len(records) >= max(1, minimum)
     assert {r["lang"] for r in records} == {"zh", "en"}
     assert len({r["id"] for r in records}) == len(records)
     for r in records:
@@ -180,12 +202,30 @@ def test_request_files_are_consistent(form: str) -> None:
                 if isinstance(target, dict) and target.get("album"):
                     spec = BY_TITLE[target["album"]]
                     assert 1 <= target.get("episode", 1) <= spec.episodes, where
+            if "speed" in option:
+                assert 0.5 <= option["speed"] <= 2.0, where
+            if "skip" in option:
+                assert option["skip"] and set(option["skip"]) <= {"intro", "outro"}, where
+            if "sleep_end_of_episode" in option:
+                assert isinstance(option["sleep_end_of_episode"], bool), where
+            if "says_number" in option:
+                assert isinstance(option["says_number"], int | float), where
         setup = r.get("setup", {})
+        assert set(setup) <= SETUP_KEYS, where
         marks = list(setup.get("bookmarks", []))
         if setup.get("playing"):
             marks.append(setup["playing"])
-        for title, section, *_ in marks:
+        for title, section, *position in marks:
             assert 1 <= section <= BY_TITLE[title].episodes, where
+            assert all(0 <= p < CLIP_SECONDS for p in position), where
+        if "speed" in setup:
+            assert 0.5 <= setup["speed"] <= 2.0 and marks, where
+        if "skip" in setup:
+            skip = setup["skip"]
+            assert skip and set(skip) <= {"intro", "outro"} and marks, where
+            assert all(0 <= v <= 600 for v in skip.values()), where
+        if setup.get("sleep_end_of_episode"):
+            assert setup.get("playing"), where
 
 
 def test_request_ids_are_unique_across_files() -> None:

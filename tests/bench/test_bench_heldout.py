@@ -1,7 +1,9 @@
 """Held out means held out: no held-out request, nor any clause of one, is in the product.
 
 ``bench/heldout_requests.jsonl`` measures how the agent generalises to requests nobody on
-the team wrote (written blind, committed before the change it measures). Every text file
+the team wrote (written blind, committed before the change it measures), and so does
+``bench/books_heldout.jsonl`` for books in chapters and their settings (checked the same
+way once it is there). Every text file
 of the product — `agent/` (prompts, examples, grammar, loop), `player/` (tool hints,
 texts, examples), `device/` and the words layer with its phrase data (`words/`) — is
 folded the way titles are compared (NFKC, case, traditional to simplified), Chinese without
@@ -25,6 +27,8 @@ from words.text import fold, normalize
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "bench" / "heldout_requests.jsonl"
+BOOKS_HELDOUT = ROOT / "bench" / "books_heldout.jsonl"
+"""Held-out requests about books in chapters (may be missing)."""
 PRODUCT = ("agent", "player", "device", "words")
 TEXT_SUFFIXES = {".py", ".txt", ".md", ".toml", ".json", ".gbnf", ".jsonl", ".yaml", ""}
 CLAUSE = re.compile(r"[，,。.!！?？;；、…:：]+")
@@ -34,6 +38,17 @@ MIN_CLAUSE = 4
 def _heldout() -> tuple[dict, list[dict]]:
     lines = [json.loads(x) for x in HELDOUT.read_text(encoding="utf-8").splitlines() if x.strip()]
     return lines[0], [r for r in lines[1:] if "utterance" in r]
+
+
+def _all_heldout() -> list[dict]:
+    """Every held-out request: those of `HELDOUT`, then those of `BOOKS_HELDOUT` if any."""
+    _, records = _heldout()
+    if BOOKS_HELDOUT.is_file():
+        lines = BOOKS_HELDOUT.read_text(encoding="utf-8").splitlines()
+        records = records + [
+            r for r in map(json.loads, filter(str.strip, lines)) if "utterance" in r
+        ]
+    return records
 
 
 def _folded(text: str) -> tuple[str, str]:
@@ -84,13 +99,13 @@ def test_the_file_says_it_is_held_out_first() -> None:
 
 
 def test_held_out_requests_are_long_enough_to_mean_something() -> None:
-    _, records = _heldout()
+    records = _all_heldout()
     short = [r["id"] for r in records if len(normalize(r["utterance"])) < 3]
     assert not short
 
 
 def test_no_held_out_request_nor_clause_is_in_the_product() -> None:
-    _, records = _heldout()
+    records = _all_heldout()
     texts = _product_texts()
     assert any(name.startswith("agent/prompts") for name in texts)
     assert "player/examples.py" in texts
@@ -106,9 +121,23 @@ def test_no_held_out_request_nor_clause_is_in_the_product() -> None:
     assert not found, f"held-out requests (id, file) whose words are in the product: {found}"
 
 
-@pytest.mark.parametrize("name", ["requests_typed.jsonl", "requests_asr.jsonl"])
+def test_the_books_held_out_requests_are_their_own() -> None:
+    if not BOOKS_HELDOUT.is_file():
+        pytest.skip("bench/books_heldout.jsonl not written yet")
+    first = BOOKS_HELDOUT.read_text(encoding="utf-8").split("\n", 1)[0]
+    assert json.loads(first) == _heldout()[0]  # the same warning first
+    records = _all_heldout()
+    assert len({r["id"] for r in records}) == len(records)
+    assert len({normalize(r["utterance"]) for r in records}) == len(records)
+
+
+@pytest.mark.parametrize(
+    "name", ["requests_typed.jsonl", "requests_asr.jsonl", "books_typed.jsonl"]
+)
 def test_no_held_out_request_is_in_the_other_request_files(name: str) -> None:
-    _, records = _heldout()
+    if not (ROOT / "bench" / name).is_file():
+        pytest.skip(f"bench/{name} not written yet")
+    records = _all_heldout()
     other = {
         normalize(json.loads(line)["utterance"])
         for line in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines()

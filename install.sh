@@ -82,6 +82,8 @@ WHEELS="$CACHE/wheels"
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(libasound2-dev alsa-utils cmake build-essential python3-venv python3-dev)
 [ "$MODE" = dev ] && APT_PACKAGES+=(espeak-ng sox systemd)  # systemd: systemd-analyze for the unit test
+# tests/web drive the household's page in Debian's chromium (Playwright never downloads one)
+[ "$MODE" = dev ] && APT_PACKAGES+=(chromium fonts-noto-cjk)
 if [ "$APT" = 1 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${APT_PACKAGES[@]}"; do

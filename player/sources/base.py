@@ -14,7 +14,8 @@ import dataclasses
 import hashlib
 import logging
 import time
-from typing import Protocol
+from collections.abc import Awaitable
+from typing import Protocol, TypeVar
 
 from words.titles import match_score
 
@@ -23,6 +24,7 @@ from ..models import Album, AlbumDetail, Episode, SearchPage
 from ..texts import say
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def stable_id(*parts: str, length: int = 10) -> str:
@@ -217,12 +219,12 @@ class Catalog:
                          "error_at": at})  # fmt: skip
         return rows
 
-    async def album(self, album_id: str) -> AlbumDetail:
-        """The album with this id and its episodes; raises NotFoundError or SourceError."""
-        source = self.source_for(album_id)
+    async def _asked(self, source: CatalogSource, call: Awaitable[T]) -> T:
+        """`call`, a request to `source`, within `source_timeout` (a timeout raised as the
+        source's SourceError); a failure is kept as its last error, an answer clears it."""
         try:
             async with asyncio.timeout(self.source_timeout):
-                detail = await source.album(album_id)
+                value = await call
         except TimeoutError as err:
             error = SourceError(say(self.language, "source_timeout", source=self.label(source)))
             self._failed(source, error)
@@ -231,7 +233,12 @@ class Catalog:
             self._failed(source, err)
             raise
         self.last_errors.pop(source.prefix, None)
-        return detail
+        return value
+
+    async def album(self, album_id: str) -> AlbumDetail:
+        """The album with this id and its episodes; raises NotFoundError or SourceError."""
+        source = self.source_for(album_id)
+        return await self._asked(source, source.album(album_id))
 
     async def play_url(self, episode: Episode) -> str:
         """The URL to download `episode` from: its location, or what its source's play-URL
@@ -240,16 +247,7 @@ class Catalog:
         resolve = getattr(source, "play_url", None)
         if resolve is None:
             return episode.location
-        try:
-            async with asyncio.timeout(self.source_timeout):
-                return await resolve(episode)
-        except TimeoutError as err:
-            error = SourceError(say(self.language, "source_timeout", source=self.label(source)))
-            self._failed(source, error)
-            raise error from err
-        except SourceError as err:
-            self._failed(source, err)
-            raise
+        return await self._asked(source, resolve(episode))
 
     def known_titles(self) -> list[str]:
         """Titles every source knows without a network request, deduplicated, in order."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import ClientSession, CookieJar
-from web_fixtures import PASSWORD, Page, T, album_id, start_world, stop_world
+from web_fixtures import PASSWORD, T, album_id, served, start_world, stop_world
 
 from device import config as config_mod
 from device import doctor
@@ -160,10 +160,7 @@ async def test_a_voice_command_reaches_the_event_stream_within_a_second(world, p
 
 async def test_history_health_and_sources(tmp_path: Path) -> None:
     dead = "http://127.0.0.1:9/feed.xml"  # nothing listens on port 9
-    world, serving = await start_world(tmp_path)
-    page = Page(world.url)
-    try:
-        await page.login()
+    async with served(tmp_path) as (world, page):
         xiyouji = await album_id(page, "西游记")
         await page.request("POST", "/api/play", {"album_id": xiyouji, "episode": 3})
         status, body = await page.request("GET", "/api/turns?n=5")
@@ -176,22 +173,13 @@ async def test_history_health_and_sources(tmp_path: Path) -> None:
         status, body = await page.request("GET", "/api/sources")
         assert [s["prefix"] for s in body["sources"]] == ["lib:"]
         assert body["sources"][0]["error"] == ""
-    finally:
-        await page.close()
-        await stop_world(world, serving)
     # a feed that cannot be reached: its last error, in the box's words
-    world, serving = await start_world(tmp_path / "2", library=f'feeds = ["{dead}"]\n')
-    page = Page(world.url)
-    try:
-        await page.login()
+    async with served(tmp_path / "2", library=f'feeds = ["{dead}"]\n') as (world, page):
         await world.runtime.registry.call("search_album", {"keyword": "海底两万里"})
         status, body = await page.request("GET", "/api/sources")
         feed = next(s for s in body["sources"] if s["remote"])
         assert feed["error"] and feed["error_at"], body
         assert any("\u4e00" <= ch <= "\u9fff" for ch in feed["error"]), feed  # in Chinese
-    finally:
-        await page.close()
-        await stop_world(world, serving)
 
 
 def test_doctor_names_the_page_address(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from web_fixtures import album_id, chunked, form, raw_upload, start_world, stop_world, zip_of
+from web_fixtures import album_id, chunked, form, raw_upload, served, zip_of
 
 
 async def test_three_files_become_an_album_that_plays_at_once(world, page, mp3_bytes) -> None:
@@ -132,12 +132,7 @@ async def test_a_2_gb_content_length_is_refused_before_a_byte_is_read(world, pag
 
 
 async def test_a_stream_past_the_limit_is_cut_off_and_removed(tmp_path: Path, mp3_bytes) -> None:
-    from web_fixtures import Page
-
-    world, serving = await start_world(tmp_path, web="upload_max_mb = 1\n")
-    page = Page(world.url)
-    try:
-        await page.login()
+    async with served(tmp_path, web="upload_max_mb = 1\n") as (world, page):
         before = world.library_entries()
         head = (b'--xx\r\nContent-Disposition: form-data; name="album"\r\n\r\nBig\r\n'
                 b'--xx\r\nContent-Disposition: form-data; name="files"; filename="big.mp3"\r\n'
@@ -154,9 +149,6 @@ async def test_a_stream_past_the_limit_is_cut_off_and_removed(tmp_path: Path, mp
         assert world.library_entries() == before
         status, body = await page.request("GET", "/api/state")
         assert status == 200
-    finally:
-        await page.close()
-        await stop_world(world, serving)
 
 
 async def test_a_zip_bomb_is_refused_unopened(world, page) -> None:
@@ -188,12 +180,7 @@ async def test_a_zip_whose_member_is_larger_than_declared_is_refused(world, page
 
 
 async def test_too_many_files_are_refused(tmp_path: Path, mp3_bytes) -> None:
-    from web_fixtures import Page
-
-    world, serving = await start_world(tmp_path, web="upload_max_files = 2\n")
-    page = Page(world.url)
-    try:
-        await page.login()
+    async with served(tmp_path, web="upload_max_files = 2\n") as (world, page):
         before = world.library_entries()
         files = [(f"{n}.mp3", mp3_bytes) for n in (1, 2, 3)]
         status, body = await page.request("POST", "/api/upload", data=form("Many", files))
@@ -203,9 +190,6 @@ async def test_too_many_files_are_refused(tmp_path: Path, mp3_bytes) -> None:
                                           data=form("", [("m.zip", archive)]))  # fmt: skip
         assert status == 413 and body["error"] == "too_many", body
         assert world.library_entries() == before
-    finally:
-        await page.close()
-        await stop_world(world, serving)
 
 
 async def test_an_album_of_that_name_is_not_overwritten(world, page, mp3_bytes) -> None:

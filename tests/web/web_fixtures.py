@@ -5,11 +5,13 @@ logs in as the page does."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import io
 import shutil
 import tempfile
 import zipfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +194,19 @@ class Page:
 
     async def close(self) -> None:
         await self.session.close()
+
+
+@contextlib.asynccontextmanager
+async def served(tmp_path: Path, **options: Any) -> AsyncIterator[tuple[World, Page]]:
+    """`start_world(tmp_path, **options)` with a logged-in `Page`; both closed after."""
+    world, serving = await start_world(tmp_path, **options)
+    page = Page(world.url)
+    try:
+        await asyncio.wait_for(page.login(), T)
+        yield world, page
+    finally:
+        await page.close()
+        await stop_world(world, serving)
 
 
 async def album_id(page: Page, title: str) -> str:

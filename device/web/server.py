@@ -125,7 +125,7 @@ class WebServer(BookRoutes):
         r.add_delete("/api/albums/{album_id}", self.album_delete)
         r.add_post("/api/upload", self.upload)
         r.add_get("/api/sources", self.sources)
-        r.add_get("/api/settings", self.settings)
+        r.add_get("/api/settings", self.settings_read)
         r.add_post("/api/settings", self.settings_save)
         r.add_get("/api/turns", self.turns)
         r.add_get("/api/health", self.health)
@@ -371,7 +371,7 @@ class WebServer(BookRoutes):
         except config_mod.ConfigError:
             return self.config
 
-    async def settings(self, request: web.Request) -> web.Response:
+    async def settings_read(self, request: web.Request) -> web.Response:
         """``GET /api/settings``: ``{"values": {key: value}, "live": [keys taken at once],
         "restart_pending": [keys saved but not yet running], "file": path or null}``."""
         saved = await asyncio.to_thread(self._saved_config)

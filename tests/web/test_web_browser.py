@@ -187,3 +187,21 @@ async def test_the_page_in_chromium(chromium: Path, service, tmp_path: Path) -> 
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(10) == 0
     assert time.monotonic() - started < 5  # open event streams do not hold the exit
+
+
+async def test_with_no_password_the_page_says_how_to_set_one(chromium: Path, tmp_path) -> None:
+    from playwright.async_api import async_playwright, expect
+    from web_fixtures import start_world, stop_world
+
+    world, serving = await start_world(tmp_path, password=None)
+    try:
+        async with async_playwright() as driver:
+            browser = await driver.chromium.launch(executable_path=str(chromium))
+            page = await browser.new_page(viewport={"width": 360, "height": 780})
+            await page.goto(world.url + "/")
+            await expect(page.locator("#login-note")).to_contain_text("sudo xiaoting web password")
+            await expect(page.locator("#login-form")).to_be_hidden()
+            await expect(page.locator("#app")).to_be_hidden()
+            await browser.close()
+    finally:
+        await stop_world(world, serving)

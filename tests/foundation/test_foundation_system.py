@@ -118,7 +118,7 @@ def test_unit_settings():
         assert key in s, key
     assert s["ExecStart"][0].startswith(EXEC + " run")
     assert any("alsa" in v for v in s["DeviceAllow"])
-    assert s["ReadWritePaths"] == ["/etc/xiaoting"]  # the page writes its settings back
+    assert s["ReadWritePaths"] == ["-/etc/xiaoting"]  # the page writes its settings back
 
 
 # ---------------------------------------------------------------- install.sh

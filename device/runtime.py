@@ -660,7 +660,6 @@ async def start_web(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
         app=rt.app,
         player=rt.player,
         registry=rt.registry,
-        trace=rt.trace,
         on_call=trace_tool_call(rt.trace),
     )
     try:

@@ -1,6 +1,6 @@
 """The household's page, served by the service's own event loop (aiohttp).
 
-`WebServer(config, app=..., player=..., registry=..., trace=...)`; ``await start()`` binds
+`WebServer(config, app=..., player=..., registry=..., on_call=...)`; ``await start()`` binds
 ``web.bind:web.port`` and returns the page's URL, ``await close()`` ends open streams and
 unbinds. ``/`` always serves the page (a login form until logged in); ``/static/*`` its
 script and style; ``/api/*`` the JSON API the page uses (listed in README.md, "The page").
@@ -20,6 +20,7 @@ trace as MCP calls are.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from pathlib import Path
@@ -58,8 +59,6 @@ def _json(data: dict[str, Any], status: int = 200) -> web.Response:
 
 
 def _dumps(data: Any) -> str:
-    import json
-
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
@@ -74,7 +73,6 @@ class WebServer(BookRoutes):
         app: Any = None,
         player: Any = None,
         registry: Any = None,
-        trace: Any = None,
         on_call: Any = None,
         limiter: auth.LoginLimiter | None = None,
     ) -> None:
@@ -84,8 +82,8 @@ class WebServer(BookRoutes):
         self.app = app
         self.player = player
         self.registry = registry
-        self.trace = trace
         self.on_call = on_call
+        """``on_call(caller, ToolResult)`` after each tool the page calls (the trace)."""
         self.language = config.language
         self.password = auth.Password(auth.password_path(config.path("state_dir")))
         self.sessions = auth.Sessions(self.password)
@@ -151,10 +149,8 @@ class WebServer(BookRoutes):
             await runner.cleanup()
             raise
         self._runner = runner
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        if runner.addresses:  # port 0 asked for any free one
+            self.port = runner.addresses[0][1]
         from . import page_url
 
         url = page_url(self.config, port=self.port)

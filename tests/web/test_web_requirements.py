@@ -18,7 +18,7 @@ def test_a_missing_chromium_skips_or_fails(tmp_path: Path, required: str, outcom
     env = dict(os.environ, XIAOTING_CHROMIUM=str(tmp_path / "no-chromium"),
                XIAOTING_REQUIRE_MODELS=required)  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/web/test_web_browser.py", "-q",
+        [sys.executable, "-m", "pytest", "tests/web/test_web_browser.py::test_the_page_in_chromium", "-q",
          "-p", "no:cacheprovider", "-rs"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

@@ -138,7 +138,6 @@ async def start_world(
         app=rt.app,
         player=rt.player,
         registry=rt.registry,
-        trace=rt.trace,
         on_call=trace_tool_call(rt.trace),
     )
     await asyncio.wait_for(server.start(), T)

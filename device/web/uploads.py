@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -174,23 +175,26 @@ async def receive(
             target = staged.folder / name
             if any(p.name.casefold() == name.casefold() for p in staged.files):
                 raise WebError("duplicate", name=name)
-            handle = await asyncio.to_thread(open, target, "xb")
             try:
-                while chunk := await part.read_chunk(CHUNK):
-                    staged.received += len(chunk)
-                    if staged.received > limits.max_bytes:
-                        raise WebError("too_big", status=413, limit=limits.max_mb)
-                    await asyncio.to_thread(handle.write, chunk)
-            finally:
-                await asyncio.to_thread(handle.close)
+                handle = await asyncio.to_thread(open, target, "xb")
+                try:
+                    while chunk := await part.read_chunk(CHUNK):
+                        staged.received += len(chunk)
+                        if staged.received > limits.max_bytes:
+                            raise WebError("too_big", status=413, limit=limits.max_mb)
+                        await asyncio.to_thread(handle.write, chunk)
+                finally:
+                    await asyncio.to_thread(handle.close)
+            except OSError as err:  # the disk full or failing: said, not a crash
+                status = 507 if err.errno == errno.ENOSPC else 500
+                raise WebError("upload_failed", status=status, why=err.strerror or err) from None
             if is_zip:
                 staged.archive = target
             else:
                 staged.files.append(target)
         if staged.archive is None and not staged.files:
             raise WebError("no_files")
-        check_space(root, staged.received if staged.archive is None else 0,
-                    free_space=free_space)  # fmt: skip
+        check_space(root, 0, free_space=free_space)  # what it took still leaves the margin
     except BaseException:
         staged.discard()
         raise
@@ -241,6 +245,8 @@ def unpack(
     except (zipfile.BadZipFile, OSError, ValueError) as err:
         raise WebError("bad_zip", name=label, why=str(err)[:120]) from None
     with zf:
+        if len(zf.infolist()) > limits.max_files * 4 + 100:  # covers and notes allowed, not 10⁵
+            raise WebError("too_many", status=413, limit=limits.max_files)
         chosen: list[tuple[zipfile.ZipInfo, str]] = []
         tops: set[str] = set()
         for info in zf.infolist():

@@ -82,6 +82,8 @@ WHEELS="$CACHE/wheels"
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(libasound2-dev alsa-utils cmake build-essential python3-venv python3-dev)
 [ "$MODE" = dev ] && APT_PACKAGES+=(espeak-ng sox systemd)  # systemd: systemd-analyze for the unit test
+# tests/web drive the household's page in Debian's chromium (Playwright never downloads one)
+[ "$MODE" = dev ] && APT_PACKAGES+=(chromium fonts-noto-cjk)
 if [ "$APT" = 1 ] && command -v apt-get >/dev/null; then
   missing=()
   for p in "${APT_PACKAGES[@]}"; do
@@ -115,7 +117,10 @@ if [ "$MODE" = system ]; then
   # with `sudo xiaoting library add FOLDER`, which gives them to the service user.
   run install -d -m 0755 -o xiaoting -g xiaoting /var/lib/xiaoting/library
   run chmod 0751 /var/lib/xiaoting
-  run install -d -m 0755 /etc/xiaoting "$CACHE" "$WHEELS"
+  run install -d -m 0755 "$CACHE" "$WHEELS"
+  # The page's settings are written back to the config by the service user (a temporary
+  # file renamed into place), so the folder is theirs; the config stays mode 0600.
+  run install -d -m 0755 -o xiaoting -g xiaoting /etc/xiaoting
 fi
 
 # ---------------------------------------------------------------- venv
@@ -230,6 +235,14 @@ else
   fi
 fi
 
+# ---------------------------------------------------------------- the page's password
+# Made once, printed once; `sudo xiaoting web password` sets another.
+if [ "$MODE" = system ]; then
+  say "the household's page"
+  run runuser -u xiaoting -- "$VENV/bin/xiaoting" --config /etc/xiaoting/config.toml \
+    web password --generate --if-unset
+fi
+
 # ---------------------------------------------------------------- service
 if [ "$MODE" = system ]; then
   say "installing the systemd service"
@@ -250,6 +263,7 @@ xiaoting is installed and running.
   check the box:         xiaoting doctor
   the books:             xiaoting library list
   add an album:          sudo xiaoting library add ~/西游记
+  the household's page:  http://<this box>:8080/ (its password is above; xiaoting doctor names it)
   settings:              /etc/xiaoting/config.toml, then: systemctl restart xiaoting
 EOF
 else

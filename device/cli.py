@@ -1,8 +1,8 @@
 """The `xiaoting` command: run the service, talk to it, and inspect it over SSH.
 
-Subcommands: run, ask, tool, status, inject, trace, doctor, models, mcp, demo. Every one
-takes ``--config PATH`` (default: $XIAOTING_CONFIG, else /etc/xiaoting/config.toml, else the
-clone's development defaults) and ``--debug``. Exit codes: 0 success, 1 failure, 2 usage or
+Subcommands: run, ask, tool, status, inject, trace, doctor, models, library, web, mcp,
+demo. Every one takes ``--config PATH`` (default: $XIAOTING_CONFIG, else
+/etc/xiaoting/config.toml, else the clone's development defaults) and ``--debug``. Exit codes: 0 success, 1 failure, 2 usage or
 configuration error.
 """
 
@@ -415,6 +415,40 @@ def cmd_library(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     return 1 if bad or found.missing else 0
 
 
+def cmd_web(args: argparse.Namespace, cfg: config_mod.Config) -> int:
+    """The household's page: `password` sets its password (asked twice on a terminal, one
+    line from standard input otherwise, or made with --generate and printed once)."""
+    import getpass
+
+    from device.web import auth, page_url
+
+    path = auth.password_path(cfg.path("state_dir"))
+    if args.if_unset and auth.Password(path).is_set:
+        print(f"the page's password is already set ({path}); `xiaoting web password` changes it")
+        return 0
+    if args.generate:
+        password = auth.generate_password()
+    elif sys.stdin.isatty():
+        password = getpass.getpass("new password for the page: ")
+        if getpass.getpass("the same again: ") != password:
+            print("xiaoting web password: the two did not match; nothing changed", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        auth.set_password(path, password)
+    except auth.PasswordError as err:
+        print(f"xiaoting web password: {err}; nothing changed", file=sys.stderr)
+        return 1
+    where = page_url(cfg) if cfg.web.enabled else "(off: set [web] enabled = true)"
+    if args.generate:
+        print(f"the page {where}: password {password}")
+        print("(shown once; `sudo xiaoting web password` sets another)")
+    else:
+        print(f"password set for the page {where}; pages logged in before must log in again")
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     """Offer xiaoting's tools over MCP on stdio (for clients that spawn a process)."""
     from device import commands
@@ -509,6 +543,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="add: the album folder; list/check: other folders")
     p.add_argument("--name", help="add: the album's folder name in the library")
     p.add_argument("--to", help="add: the library folder (default: the first library.paths)")
+    p = add("web", cmd_web, "the household's page: web password sets its password")
+    p.add_argument("action", choices=("password",))
+    p.add_argument("--generate", action="store_true", help="make a random one and print it")
+    p.add_argument(
+        "--if-unset", action="store_true", help="do nothing when a password is set already"
+    )
     add("mcp", cmd_mcp, "serve the tools over MCP on stdio")
     p = add("demo", cmd_demo, "make a demo library and run a few turns end to end")
     p.add_argument(

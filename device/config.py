@@ -8,6 +8,7 @@ an unknown key raises `ConfigError` naming the file and the dotted key, e.g.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import logging
 import os
 import re
@@ -253,6 +254,31 @@ class McpConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The household's page (`device.web`): served by the service itself, on the local
+    network only, behind a password (`xiaoting web password`)."""
+
+    enabled: bool = True
+    bind: str = "0.0.0.0"
+    port: int = field(default=8080, metadata=_range(1, 65535))
+    hosts: tuple[str, ...] = ()
+    upload_max_mb: int = field(default=1024, metadata=_range(1, 65536))
+    upload_max_files: int = field(default=300, metadata=_range(1, 5000))
+
+    def __post_init__(self) -> None:
+        try:
+            ipaddress.ip_address(self.bind)
+        except ValueError:
+            raise ConfigError(
+                f'web.bind: an IP address ("0.0.0.0": every one; "127.0.0.1": this machine '
+                f"only), got {self.bind!r}"
+            ) from None
+        for host in self.hosts:
+            if not re.fullmatch(r"[A-Za-z0-9.-]{1,253}", host):
+                raise ConfigError(f"web.hosts: a host name such as box.lan, got {host!r}")
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration of one xiaoting process."""
 
@@ -271,6 +297,7 @@ class Config:
     remote: RemoteConfig = RemoteConfig()
     library: LibraryConfig = LibraryConfig()
     mcp: McpConfig = McpConfig()
+    web: WebConfig = WebConfig()
     source: str = field(default="", compare=False)
 
     @property

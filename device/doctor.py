@@ -277,6 +277,23 @@ async def check_network(cfg: Config, *, timeout: float = 3.0) -> Finding:
         )
 
 
+def check_web(cfg: Config) -> Finding:
+    """The household's page: its address, and whether a password lets anyone in yet."""
+    if not cfg.web.enabled:
+        return Finding("web page", OK, "off (web.enabled = false)")
+    from device.web import page_url
+    from device.web.auth import password_path
+
+    url = page_url(cfg)
+    if not password_path(cfg.path("state_dir")).exists():
+        return Finding(
+            "web page",
+            WARN,
+            f"{url} (no password yet: nobody can log in; run `xiaoting web password`)",
+        )
+    return Finding("web page", OK, f"{url} (password set; local network only)")
+
+
 async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     """Every check, in report order."""
     findings = [check_config(cfg)]
@@ -296,6 +313,7 @@ async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
     findings.append(check_state(cfg))
     findings.append(await check_network(cfg))
     findings.extend(await check_mcp(cfg))
+    findings.append(check_web(cfg))
     return findings
 
 

@@ -351,7 +351,7 @@ class Runtime:
             try:
                 await asyncio.wait_for(close(), 5)
             except Exception as err:
-                _LOGGER.warning("MCP shutdown: %s", err)
+                _LOGGER.warning("shutdown of %s: %s", getattr(close, "__qualname__", close), err)
         if self.player is not None:  # already closed by the App's shutdown when it ran
             try:
                 await asyncio.wait_for(self.player.close(), 3.0)
@@ -554,8 +554,9 @@ def remove_signal_handlers(loop: asyncio.AbstractEventLoop | None = None) -> Non
         loop.remove_signal_handler(sig)
 
 
-def _trace_mcp_call(trace: Any) -> Callable[[str, Any], None] | None:
-    """A hook writing each call that arrives over MCP to the trace, as a one-step turn."""
+def trace_tool_call(trace: Any) -> Callable[[str, Any], None] | None:
+    """A hook writing each call that arrives over MCP (or from the page) to the trace, as a
+    one-step turn: ``hook(caller, ToolResult)``; None without a trace."""
     if trace is None:
         return None
 
@@ -629,7 +630,7 @@ async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
                 host=config.mcp.host,
                 port=config.mcp.port,
                 token=config.mcp.token,
-                on_call=_trace_mcp_call(rt.trace),
+                on_call=trace_tool_call(rt.trace),
                 aliases=mcp_aliases(),
             )
             url = await server.start()
@@ -639,6 +640,39 @@ async def start_mcp(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
             _LOGGER.info("MCP server at %s", url)
             closers.append(server.close)
     return closers
+
+
+async def start_web(config: Config, rt: Runtime) -> list[Callable[[], Any]]:
+    """Start the household's page (`device.web`) when ``web.enabled``; returns its closer.
+
+    A page that cannot start (the port in use, aiohttp missing) is logged in one line and
+    the assistant runs without it.
+    """
+    if not config.web.enabled:
+        return []
+    try:
+        from .web.server import WebServer
+    except ImportError as err:
+        _LOGGER.error("web page not started: %s", err)
+        return []
+    server = WebServer(
+        config,
+        app=rt.app,
+        player=rt.player,
+        registry=rt.registry,
+        on_call=trace_tool_call(rt.trace),
+    )
+    try:
+        await server.start()
+    except OSError as err:
+        _LOGGER.error(
+            "web page not started: cannot listen on %s:%d: %s",
+            config.web.bind,
+            config.web.port,
+            err.strerror or err,
+        )
+        return []
+    return [server.close]
 
 
 async def run(config: Config, *, agent_factory: AgentFactory | None = None) -> int:
@@ -686,6 +720,7 @@ async def _run_locked(config: Config, *, agent_factory: AgentFactory | None) -> 
         loading.cancel()
     try:
         rt.closers.extend(await start_mcp(config, rt))
+        rt.closers.extend(await start_web(config, rt))
         await rt.start_control()
         install_signal_handlers(rt.app)
     except BaseException:

@@ -233,6 +233,36 @@ class Player(PlayerTools):
             percent = int(configured)
         return max(self.min_volume_percent, min(percent, self.max_volume_percent))
 
+    def set_volume_limits(
+        self,
+        *,
+        min_volume_percent: int,
+        max_volume_percent: int,
+        bedtime: str,
+        bedtime_max_volume_percent: int,
+    ) -> None:
+        """Change the volume limits while playing (the household's page), held as the
+        constructor holds them; the volume set is brought within them at once (and kept
+        on disk). Raises ValueError for a malformed `bedtime`, changing nothing."""
+        window = bedtime_window(bedtime)
+        self.max_volume_percent = max(0, min(100, int(max_volume_percent)))
+        self.min_volume_percent = max(0, min(self.max_volume_percent, int(min_volume_percent)))
+        self.bedtime = window
+        self.bedtime_max_volume_percent = max(
+            self.min_volume_percent, min(self.max_volume_percent, int(bedtime_max_volume_percent))
+        )
+        self._night = (float("-inf"), False)
+        percent = round(self.volume * 100)
+        held = max(self.min_volume_percent, min(percent, self.max_volume_percent))
+        if held != percent:
+            self.volume = held / 100
+            self.store_volume(held)
+        _LOGGER.info(
+            "volume limits: %d-%d%%, bedtime %s at most %d%%",
+            self.min_volume_percent, self.max_volume_percent, bedtime or "none",
+            self.bedtime_max_volume_percent,
+        )  # fmt: skip
+
     def bedtime_now(self) -> bool:
         """True within the bedtime window (checked at most once a second)."""
         if self.bedtime is None:
@@ -365,6 +395,17 @@ class Player(PlayerTools):
         titles = dict.fromkeys(self.catalog.known_titles())
         titles.update(dict.fromkeys(a.title for a in self.store.albums()))
         return list(titles)
+
+    def sources_status(self) -> list[dict[str, object]]:
+        """Every catalog source with its last error in the configured language's words
+        (`Catalog.sources_status`; a message in the other language or naming an album id
+        becomes the sentence of its kind, as the listener would hear it)."""
+        rows = self.catalog.sources_status()
+        for row in rows:
+            _at, err = self.catalog.last_errors.get(str(row["prefix"]), (None, None))
+            if err is not None:
+                row["error"] = self.speakable_error(err)
+        return rows
 
     def title_index(self) -> TitleIndex:
         """The titles known without network with their aliases, for the words layer to find

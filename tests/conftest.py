@@ -1,8 +1,10 @@
-"""Shared test fixtures: model files from models/, and the rule that CI never skips them.
+"""Shared test fixtures: model files from models/, the browser for the page's tests, and
+the rule that CI never skips them.
 
 A test that needs model files is marked ``@pytest.mark.models`` and asks for them with the
-`model_file` fixture. Without the files the test is skipped on a laptop, but with
-``XIAOTING_REQUIRE_MODELS=1`` (set by .ci/run) the missing file is a failure.
+`model_file` fixture; a test of the household's page asks for `chromium` (Debian's
+chromium, driven by Playwright). Without them the test is skipped on a laptop, but with
+``XIAOTING_REQUIRE_MODELS=1`` (set by .ci/run) what is missing is a failure.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -35,14 +38,34 @@ def require_models() -> bool:
     return os.environ.get("XIAOTING_REQUIRE_MODELS", "") not in ("", "0")
 
 
-def need(path: Path, what: str) -> Path:
-    """Return `path` if it exists; otherwise skip the test, or fail it under CI."""
-    if path.exists():
-        return path
-    message = f"{what} not found at {path}; run `xiaoting models fetch --profile ci`"
+def missing(message: str) -> NoReturn:
+    """Skip the test for something this machine lacks, or fail it under CI."""
     if require_models():
         pytest.fail(message + " (XIAOTING_REQUIRE_MODELS is set)")
     pytest.skip(message)
+
+
+def need(path: Path, what: str, fix: str = "run `xiaoting models fetch --profile ci`") -> Path:
+    """Return `path` if it exists; otherwise skip the test, or fail it under CI."""
+    if path.exists():
+        return path
+    missing(f"{what} not found at {path}; {fix}")
+
+
+CHROMIUM = Path(os.environ.get("XIAOTING_CHROMIUM", "/usr/bin/chromium"))
+"""Debian's chromium (``./install.sh --dev`` installs it); Playwright never downloads one."""
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """The chromium binary for the page's tests, with Playwright importable to drive it
+    (skip/fail when either is missing)."""
+    need(CHROMIUM, "chromium", "run ./install.sh --dev (apt-get install chromium)")
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        missing("playwright is not installed; run ./install.sh --dev")
+    return CHROMIUM
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ import dataclasses
 import hashlib
 import logging
 import time
-from typing import Protocol
+from collections.abc import Awaitable
+from typing import Protocol, TypeVar
 
 from words.titles import match_score
 
@@ -23,6 +24,7 @@ from ..models import Album, AlbumDetail, Episode, SearchPage
 from ..texts import say
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def stable_id(*parts: str, length: int = 10) -> str:
@@ -104,6 +106,9 @@ class Catalog:
         self._last_good: dict[tuple[str, str, int], SearchPage] = {}
         self._resting: dict[str, float] = {}  # prefix -> monotonic time it may be asked again
         self.rest_seconds = 20.0  # a source that timed out is not waited for again this long
+        self.last_errors: dict[str, tuple[float, PlayerError]] = {}
+        """{source prefix: (Unix time, the error)} of each source whose last request failed
+        (a search, an album, a play URL); cleared by its next answer."""
 
     def source_for(self, album_id: str) -> CatalogSource:
         """The source whose prefix starts `album_id`; raises NotFoundError."""
@@ -135,12 +140,18 @@ class Catalog:
                 "catalog %s: search %r failed after %.1f s: %s",
                 source.prefix, keyword, time.monotonic() - started, reason,
             )  # fmt: skip
+            self._failed(source, err if isinstance(err, PlayerError) else SourceError(reason))
             earlier = self._last_good.get(key)
             name = self.label(source)
             if earlier is not None:
                 return dataclasses.replace(earlier, failed=(name,), stale=(name,))
             return SearchPage((), 0, 1, failed=(name,))
         self._resting.pop(source.prefix, None)
+        if result.failed:  # a source of several (feeds) that could not all answer
+            joined = ("、" if self.language == "zh" else ", ").join(result.failed)
+            self._failed(source, SourceError(say(self.language, "sources_down", sources=joined)))
+        else:
+            self.last_errors.pop(source.prefix, None)
         if not result.failed:
             self._last_good[key] = result
             if len(self._last_good) > 256:
@@ -193,16 +204,41 @@ class Catalog:
             parts.append(say(self.language, "sources_stale", sources=joined))
         return ("；" if self.language == "zh" else "; ").join(parts)
 
+    def _failed(self, source: CatalogSource, err: PlayerError) -> None:
+        """Remember `err` as `source`'s last error (`last_errors`)."""
+        self.last_errors[source.prefix] = (time.time(), err)
+
+    def sources_status(self) -> list[dict[str, object]]:
+        """Every source: ``{"prefix", "name" (speakable), "remote", "error" (its last
+        request's failure, "" when it answered), "error_at" (Unix time or None)}``."""
+        rows: list[dict[str, object]] = []
+        for source in self.sources:
+            at, err = self.last_errors.get(source.prefix, (None, None))
+            rows.append({"prefix": source.prefix, "name": self.label(source),
+                         "remote": bool(source.remote), "error": str(err or ""),
+                         "error_at": at})  # fmt: skip
+        return rows
+
+    async def _asked(self, source: CatalogSource, call: Awaitable[T]) -> T:
+        """`call`, a request to `source`, within `source_timeout` (a timeout raised as the
+        source's SourceError); a failure is kept as its last error, an answer clears it."""
+        try:
+            async with asyncio.timeout(self.source_timeout):
+                value = await call
+        except TimeoutError as err:
+            error = SourceError(say(self.language, "source_timeout", source=self.label(source)))
+            self._failed(source, error)
+            raise error from err
+        except SourceError as err:
+            self._failed(source, err)
+            raise
+        self.last_errors.pop(source.prefix, None)
+        return value
+
     async def album(self, album_id: str) -> AlbumDetail:
         """The album with this id and its episodes; raises NotFoundError or SourceError."""
         source = self.source_for(album_id)
-        try:
-            async with asyncio.timeout(self.source_timeout):
-                return await source.album(album_id)
-        except TimeoutError as err:
-            raise SourceError(
-                say(self.language, "source_timeout", source=self.label(source))
-            ) from err
+        return await self._asked(source, source.album(album_id))
 
     async def play_url(self, episode: Episode) -> str:
         """The URL to download `episode` from: its location, or what its source's play-URL
@@ -211,13 +247,7 @@ class Catalog:
         resolve = getattr(source, "play_url", None)
         if resolve is None:
             return episode.location
-        try:
-            async with asyncio.timeout(self.source_timeout):
-                return await resolve(episode)
-        except TimeoutError as err:
-            raise SourceError(
-                say(self.language, "source_timeout", source=self.label(source))
-            ) from err
+        return await self._asked(source, resolve(episode))
 
     def known_titles(self) -> list[str]:
         """Titles every source knows without a network request, deduplicated, in order."""

@@ -43,6 +43,7 @@ def _config_file(tmp_path: Path, language: str = "en") -> Path:
         '[audio]\nplayback_device = "null"\ncapture_device = "null"\n'
         "[button]\ngpio = false\nkeyboard = false\n"
         f'[library]\npaths = ["{tmp_path / "library"}"]\n'
+        "[web]\nenabled = false\n"  # no page on port 8080 from a test
     )
     return path
 

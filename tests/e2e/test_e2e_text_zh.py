@@ -81,6 +81,8 @@ n_ctx = 4096
 voice_zh = "no-such-voice"
 [library]
 paths = ["{tmp_path / "library"}"]
+[web]
+enabled = false
 """,
         encoding="utf-8",
     )

@@ -118,6 +118,7 @@ def test_unit_settings():
         assert key in s, key
     assert s["ExecStart"][0].startswith(EXEC + " run")
     assert any("alsa" in v for v in s["DeviceAllow"])
+    assert s["ReadWritePaths"] == ["-/etc/xiaoting"]  # the page writes its settings back
 
 
 # ---------------------------------------------------------------- install.sh
@@ -172,6 +173,13 @@ def test_install_dry_run_lists_system_install_and_changes_nothing():
         assert "would run: useradd" in out and "xiaoting" in out
     assert "/etc/xiaoting/config.toml" in out
     assert "would run: systemctl enable --now xiaoting" in out
+    # the page's password: made once, as the service user, before the service starts
+    made = next(i for i, ln in enumerate(out.splitlines()) if "web password" in ln)
+    assert "runuser -u xiaoting" in out.splitlines()[made]
+    assert "--generate --if-unset" in out.splitlines()[made]
+    start = next(i for i, ln in enumerate(out.splitlines()) if "systemctl enable" in ln)
+    assert made < start
+    assert "install -d -m 0755 -o xiaoting -g xiaoting /etc/xiaoting" in out
     assert "models fetch" not in out  # --no-models
     assert "the decode probe cannot run without the model files; keeping the configured LLM" in out
     # Nothing happened: no folders, no user, no unit.

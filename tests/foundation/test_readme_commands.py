@@ -8,6 +8,7 @@ language model) are parsed only. The list comes from README.md, so the README ca
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import shlex
 import sys
@@ -134,6 +135,8 @@ def test_readme_command_runs(command: str, world, capsys, monkeypatch) -> None:
         return models.FetchReport({f.path: "fetched" for m in chosen for f in m.files})
 
     monkeypatch.setattr(models.ModelStore, "fetch", stand_in_fetch)
+    if args.command == "web":  # the new password comes on standard input, not a terminal
+        monkeypatch.setattr("sys.stdin", io.StringIO("a-readme-password\n"))
     code = cli.main(argv)
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err, out + err

@@ -120,6 +120,14 @@ def device_config(lang: str, model: Path, library: Path, work: Path, args: Any) 
     )
 
 
+SETTLE_MARGIN = 30.0
+"""Seconds beyond its model steps' timeouts that a turn may take (tools, the answer)."""
+
+
+class DeviceStuck(RuntimeError):
+    """The device did not come back to idle after a turn: the run cannot go on."""
+
+
 class Device:
     """A running device (App, player, agent) for one language, asked over its socket."""
 
@@ -147,10 +155,37 @@ class Device:
         return self.runtime.player
 
     async def ask(self, text: str, timeout: float) -> dict[str, Any]:
-        """One text turn, as `xiaoting ask` runs it on a service (no speech)."""
+        """One text turn, as `xiaoting ask` runs it on a service (no speech). A turn that
+        outlasts `timeout` goes on in the service: it is waited for (`settle`) before this
+        returns or raises, so the next request is neither refused as busy nor acted on by
+        this one's late tool calls."""
         from device.control import ask, socket_path
 
-        return await ask(socket_path(self.config.runtime_dir), text, speak=False, wait=timeout)
+        try:
+            return await ask(socket_path(self.config.runtime_dir), text, speak=False, wait=timeout)
+        finally:
+            await self.settle()
+
+    def turn_bound(self) -> float:
+        """Seconds the longest turn may take in the service: every round's model step at
+        its timeout, and a margin for the tools."""
+        llm = self.config.llm
+        return llm.max_rounds * llm.step_timeout + SETTLE_MARGIN
+
+    async def settle(self) -> None:
+        """Return once the App is idle again; raises DeviceStuck when it is not within
+        `turn_bound` seconds (every later request would be refused as busy)."""
+        from device.app import AppState
+
+        app = self.runtime.app
+        if app.state == AppState.IDLE:
+            return
+        try:
+            await asyncio.wait_for(app.wait_state(AppState.IDLE), self.turn_bound())
+        except TimeoutError:
+            raise DeviceStuck(
+                f"the device is still {app.state} {self.turn_bound():.0f} s after a turn"
+            ) from None
 
     async def close(self) -> None:
         """Stop the App; the runtime closes the player, mixer and chat models."""
@@ -242,7 +277,9 @@ async def run_requests(
         started = time.perf_counter()
         try:
             reply = await device.ask(request["utterance"], args.turn_timeout)
-        except Exception as err:  # a stuck turn is a failure, not the end of the run
+        except DeviceStuck:
+            raise
+        except Exception as err:  # a slow turn is a failure, not the end of the run
             reply = {"ok": False, "error": f"{type(err).__name__}: {err}"}
         elapsed = time.perf_counter() - started
         after = observe(player)

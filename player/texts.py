@@ -34,6 +34,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "resumed": ("继续播放{album}第{section}集", "Resumed {album}, episode {section}"),
     "stopped": ("已停止播放", "Playback stopped"),
     "nothing": ("现在没有在播放", "Nothing is playing"),
+    "nothing_which": ("现在没有在播放，想听哪一本？", "Nothing is playing. Which book would you like?"),
     "help": ("我只能帮你听有声书，别的事做不到；你可以说“播放”加书名、“暂停”或“下一集”。",
              "I can only play audiobooks, nothing else; you can say play and a title, pause, "
              "or next episode."),

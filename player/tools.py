@@ -798,7 +798,7 @@ class PlayerTools:
             self._cancel_sleep()
             now = self.now
             if now is None:
-                return {"message": say(self.language, "nothing")}
+                return {"message": say(self.language, "nothing_which")}
             self.sleep_at_end = True
             self.update_cuts()
             return {"message": say(self.language, "sleep_episode"), "end_of_episode": True}
@@ -856,7 +856,7 @@ class PlayerTools:
         """
         album = await self._settings_book()
         if album is None:
-            return {"message": say(self.language, "nothing")}
+            return {"message": say(self.language, "nothing_which")}
         current = self.book_settings(album)[0]
         if rate is not None:
             target = float(rate)
@@ -902,7 +902,7 @@ class PlayerTools:
                 raise BadInputError(say(self.language, "bad_skip"))
         album = await self._settings_book()
         if album is None:
-            return {"message": say(self.language, "nothing")}
+            return {"message": say(self.language, "nothing_which")}
         intro = None if intro is None else round(float(intro), 1)
         outro = None if outro is None else round(float(outro), 1)
         self.book_settings_save(album, intro=intro, outro=outro)

@@ -271,7 +271,7 @@ class Scanner:
                 or not (
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
                     or text[h.end : h.end + 1] == "得"
-                    or re.match(r"[着过]", text[h.end : h.end + 1])  # "我听着睡": no command
+                    or re.match(r"[着过完]", text[h.end : h.end + 1])  # "我听着睡", "听完"
                 )
             ]
         for hit in hits:

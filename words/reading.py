@@ -132,7 +132,7 @@ _TOPICS = (
 """The get_status topics, the most specific first."""
 
 _EPISODE_MARKED = re.compile(
-    r"第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
+    r"(?<!倒数)第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
     r"|\b(?:episode|chapter|ep|section|track)\s*(?:number\s*)?(?P<en>\d+)\b"
     r"|\bpart\s+(?P<part>\d+)\b"
@@ -438,6 +438,9 @@ class _Reader:
                 return Reading(**base, **extra, tools=hints, why=f"{hit.tool} needs the model")
             if call.tool:
                 calls.append(call)
+                times = number_value(hit.args.get("n", "")) if hit.tool in (
+                    "next_episode", "previous_episode") else None  # fmt: skip
+                calls.extend([call] * (min(times or 1, 9) - 1))  # "go back two chapters"
         why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or "asks which book"
         return Reading(
             **base,
@@ -445,6 +448,16 @@ class _Reader:
             calls=tuple(calls),
             tools=hints or tuple(c.tool for c in calls),
             why=why,
+        )
+
+    def _asks_yes_no(self, clause: Clause) -> bool:
+        """True when `clause` asks whether something is so ("are you going to …", "会不会
+        …", "…吗"), as a question of how or when does not."""
+        plain = PLACEHOLDER.sub(" ", clause.text).strip()
+        if script_of(clause.text) == "zh":
+            return bool(re.search(r"(?:是不是|会不会|有没有|吗|么)[?？]?$|是不是|会不会", plain))
+        return bool(
+            re.match(r"(?:are you|is it|will it|will you be|did you|have you|is the)\b", plain)
         )
 
     def _settle(self, kept: dict[str, tuple[Clause, Hit]]) -> None:
@@ -457,6 +470,16 @@ class _Reader:
           自动关了吧" is a 20-minute timer, not a stop now).
         """
         playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")
+        if (
+            playback
+            and len(kept) > 1
+            and (playback[1].tool, playback[1].kind) == ("play_book", "cues")
+            and not playback[0].titles
+            and "§E" not in playback[0].text
+            and self._keyword(*playback) in ("", "的")
+        ):  # "别跳片尾了，…我想听": a bare verb beside another command asks for nothing more
+            del kept["playback"]
+            playback = None
         if playback and seek and (playback[1].tool, playback[1].kind) == ("play_book", "replay"):
             if seek[1].kind != "pattern":
                 del kept["seek"]
@@ -478,6 +501,8 @@ class _Reader:
         if clause.question or clause.later or hit.tool not in COMMANDS:
             return []
         taken = {GROUP[hit.tool]}
+        if hit.tool == "set_skip":
+            taken.add("playback")  # "…直接跳过去": the skip's own verb, not the next episode
         out = []
         for other in sorted(clause.hits, key=lambda h: -h.rank):
             group = GROUP.get(other.tool)
@@ -485,7 +510,13 @@ class _Reader:
                 continue
             if other.start < hit.end and hit.start < other.end:
                 continue  # the same words
-            if group == "playback" and other.tool == "play_book" and other.kind == "cues":
+            if (
+                group == "playback"
+                and other.tool == "play_book"
+                and other.kind == "cues"
+                and "§E" not in clause.text
+                and not clause.titles
+            ):
                 continue  # a bare verb beside another command is no second request
             taken.add(group)
             out.append(other)
@@ -503,6 +534,15 @@ class _Reader:
             if not live and not clause.question:
                 return None
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
+        unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
+        if unset and not clause.question:  # "don't stop at the end of the chapter": no timer
+            return Hit("sleep_timer", "cancel", unset[0].start, unset[0].end)
+        if (
+            clause.question
+            and self._asks_yes_no(clause)
+            and any(h.tool == "sleep_timer" for h in live)
+        ):  # "are you going to stop after this chapter?": what the timer is set to
+            return Hit("get_status", "sleep", 0, 0)
         if clause.question:
             info = [h for h in live if h.tool not in COMMANDS]
             ends = [h for h in live if h.kind == "episode_end"]
@@ -533,6 +573,8 @@ class _Reader:
         def rank(hit: Hit) -> int:
             if hit.tool == "play_book" and hit.kind in ("cues", "continue") and clause.titles:
                 return 45  # "放书库里的西游记": the book named, not the library
+            if hit.tool == "play_book" and hit.kind == "cues" and "§E" in clause.text:
+                return 58  # "从第八章开始放吧": the episode said, not "放吧" to resume
             return hit.rank
 
         best = max(rank(h) for h in live)
@@ -838,20 +880,20 @@ class _Reader:
     @staticmethod
     def _speed(hit: Hit) -> Call | None:
         """set_speed: a speed said ("1.5倍速": rate 1.5), faster or slower by a step, or
-        normal (rate 1); a speed out of 0.5..2 is the model's."""
+        normal (rate 1); a speed past 0.5..2 is the nearest the player holds ("三倍速": 2)."""
         if hit.kind == "faster":
             return Call("set_speed", {"step": 1})
         if hit.kind == "slower":
             return Call("set_speed", {"step": -1})
         if hit.kind == "normal":
             return Call("set_speed", {"rate": 1.0})
-        rate = rate_said(hit.args.get("rate", ""))
-        if rate is None:
+        said = hit.args.get("rate", "").strip().lower()
+        quarters = {"one and a quarter": 1.25, "one and three quarters": 1.75}
+        rate = quarters.get(said) or rate_said(said)
+        if rate is None or rate <= 0:
             return None
         rate += 0.5 if hit.args.get("half") else 0.0
-        if not 0.5 <= rate <= 2.0:
-            return None
-        return Call("set_speed", {"rate": rate})
+        return Call("set_speed", {"rate": min(2.0, max(0.5, rate))})
 
     def _skip(self, clause: Clause) -> Call | None:
         """set_skip: the seconds of intro and outro every pattern of `clause` says
@@ -866,13 +908,14 @@ class _Reader:
             if hit.tool != "set_skip" or hit.kind != "pattern" or hit.negated:
                 continue
             key = "outro" if fold(hit.args.get("which", "")) in ends else "intro"
+            keys = ("intro", "outro") if "both" in hit.args else (key,)
             if "off" in hit.args:
-                arguments[key] = 0
+                arguments.update(dict.fromkeys(keys, 0))
                 continue
             seconds = self._slot_seconds(hit)
             if seconds is None:
                 return None
-            arguments[key] = seconds
+            arguments.update(dict.fromkeys(keys, seconds))
         return Call("set_skip", arguments) if arguments else None
 
     def _keyword(self, clause: Clause, hit: Hit) -> str:
@@ -881,7 +924,9 @@ class _Reader:
         before: "鬼灭之刃有吗"), without fillers, episode phrases and words around a title."""
         script = script_of(clause.text)
         p = self.phrases(script)
-        after = clause.text[hit.end :]
+        # the words up to the next act's ("play chapter 3 at 1.5 speed": no title in "at …")
+        stops = [h.start for h in clause.hits if h.start >= hit.end and h.tool != hit.tool]
+        after = clause.text[hit.end : min(stops, default=len(clause.text))]
         before = clause.text[: hit.start] if hit.tool not in PLAYBACK else ""
         for n, piece in enumerate((after, before)):
             piece = re.sub(r"§[DTE]\d*§", " ", piece)

@@ -252,7 +252,7 @@ def test_the_facts_for_the_grammar() -> None:
         ("slow down a bit", [("set_speed", {"step": -1})]),
         ("normal speed please", [("set_speed", {"rate": 1.0})]),
         ("set the speed to 1.25", [("set_speed", {"rate": 1.25})]),
-        ("三倍速", []),  # beyond 2x: the model's, which answers with the limits
+        ("三倍速", [("set_speed", {"rate": 2.0})]),  # beyond 2x: the nearest the player holds
         ("跳过片头30秒", [("set_skip", {"intro": 30})]),
         ("片头跳过20秒", [("set_skip", {"intro": 20})]),  # not the seek of "跳过20秒"
         ("每集跳过片尾十五秒", [("set_skip", {"outro": 15})]),

@@ -447,7 +447,26 @@ def load(path: str | Path | None = None) -> Config:
         ) from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
-    return from_dict(table, str(path))
+    return _anchored(from_dict(table, str(path)), path.resolve().parent)
+
+
+_DIRS = ("state_dir", "cache_dir", "models_dir", "runtime_dir")
+
+
+def _anchored(config: Config, folder: Path) -> Config:
+    """`config` with its relative folders (state, cache, models, runtime, the library's
+    paths) read from `folder`, the config file's own, as a user who writes ``state_dir =
+    ".state/pc"`` beside the file means, whatever folder a command is run from."""
+
+    def anchor(value: str) -> str:
+        path = Path(value).expanduser()
+        return value if path.is_absolute() else str(folder / path)
+
+    library = dataclasses.replace(
+        config.library, paths=tuple(anchor(p) for p in config.library.paths)
+    )
+    dirs = {name: anchor(getattr(config, name)) for name in _DIRS}
+    return dataclasses.replace(config, library=library, **dirs)
 
 
 # Models of the `ci` profile (models/manifest.toml), used by a clone when the device

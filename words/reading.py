@@ -397,6 +397,12 @@ class _Reader:
                 continue  # of two questions, the one with a topic is answered
             if (
                 held
+                and (held[1].tool, hit.tool) == ("volume_up", "volume_down")
+                and self.scan.loudness([clause]) == "volume_up"
+            ):
+                continue  # "我听不清，洗碗机太吵了": the noise is too loud, the book too quiet
+            if (
+                held
                 and hit.tool == "play_book"
                 and hit.kind == "cues"
                 and held[1].tool == "play_book"
@@ -641,6 +647,8 @@ class _Reader:
         if tool == "set_volume":
             if "percent_max" in hit.args:
                 return Call("set_volume", {"percent": 100})
+            if "percent_half" in hit.args:
+                return Call("set_volume", {"percent": 50})  # "音量开到一半", "volume to half"
             value = number_value(hit.args.get("n", "").strip())
             return (
                 Call("set_volume", {"percent": value})

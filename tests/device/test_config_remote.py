@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from device.config import ConfigError, RemoteConfig, from_dict
+from device.config import ConfigError, RemoteConfig, from_dict, load
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,3 +53,19 @@ def test_doctor_fails_a_remote_only_policy_without_an_api_key(tmp_path, monkeypa
     assert keyed.level == OK and "remote fallback on" in keyed.detail
     local = check_config(dev_config(tmp_path))
     assert local.level == OK and "local model only" in local.detail
+
+
+def test_relative_folders_are_read_from_the_config_files_folder(tmp_path, monkeypatch) -> None:
+    """`state_dir = ".state/pc"` beside my.toml means that folder, from whatever folder a
+    command runs; absolute folders stay as they are."""
+    folder = tmp_path / "box"
+    folder.mkdir()
+    (folder / "my.toml").write_text(
+        'state_dir = ".state/pc"\ncache_dir = "/var/cache/x"\n[library]\npaths = ["books"]\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    config = load(folder / "my.toml")
+    assert Path(config.state_dir) == folder.resolve() / ".state" / "pc"
+    assert config.cache_dir == "/var/cache/x"
+    assert config.library.paths == (str(folder.resolve() / "books"),)

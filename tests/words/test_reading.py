@@ -416,3 +416,16 @@ def test_a_pronoun_names_the_title_it_only_with_a_capital() -> None:
 )  # fmt: skip
 def test_more_commands_read_whole(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("声音开到一半", [("set_volume", {"percent": 50})]),
+        ("put the volume at half", [("set_volume", {"percent": 50})]),
+        ("听不太清，吸尘器太吵了", [("volume_up", {})]),
+        ("could you make it easier to hear", [("volume_up", {})]),
+    ],
+)
+def test_half_the_volume_and_a_noise_too_loud(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

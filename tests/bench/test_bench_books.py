@@ -3,7 +3,6 @@ chapters, speed, intro/outro skip and sleep at the end of an episode, on the rea
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from bench.expect import Observed, changed, check, observe, wrong_action
 from bench.library import BOOKS, BY_TITLE, build_library
 from player import Player
 from player.models import PlayerState
-from tests.player.player_fixtures import RecordingSink, wait_for_state
+from tests.player.player_fixtures import wait_for_state
 
 CHAPTER_SECONDS = 60.0
 """Long enough for a 30 s intro skip to fit in a chapter (the player skips one only then)."""
@@ -25,21 +24,6 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_library(
         tmp_path_factory.mktemp("bench-books"), clip_seconds=CHAPTER_SECONDS, albums=BOOKS
     )
-
-
-@pytest.fixture
-async def player(library: Path, tmp_path: Path):
-    player = Player(
-        library_paths=[library],
-        cache_dir=tmp_path / "cache",
-        state_dir=tmp_path / "state",
-        sink=RecordingSink(speed=1.0),
-    )
-    await asyncio.wait_for(player.start(), 30)
-    try:
-        yield player
-    finally:
-        await asyncio.wait_for(player.close(), 10)
 
 
 def _check(expect: dict, before: Observed, after: Observed, lang: str = "en") -> list[str]:

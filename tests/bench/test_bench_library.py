@@ -10,28 +10,13 @@ import pytest
 from bench.library import ALBUMS, BY_TITLE, build_library, cache_key, chinese_numeral
 from player import Player
 from player.models import PlayerState
-from tests.player.player_fixtures import RecordingSink, wait_for_state
+from tests.player.player_fixtures import wait_for_state
 from words.numbers import chinese_number as chinese_to_int
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_library(tmp_path_factory.mktemp("bench-library"), clip_seconds=1.0)
-
-
-@pytest.fixture
-async def player(library: Path, tmp_path: Path):
-    player = Player(
-        library_paths=[library],
-        cache_dir=tmp_path / "cache",
-        state_dir=tmp_path / "state",
-        sink=RecordingSink(speed=1.0),
-    )
-    await asyncio.wait_for(player.start(), 30)
-    try:
-        yield player
-    finally:
-        await asyncio.wait_for(player.close(), 10)
 
 
 def test_the_library_has_what_the_benchmark_needs() -> None:

@@ -264,6 +264,9 @@ function render(state) {
   const app = state.app || "idle";
   $("box-state").textContent = t(`state_${app}`) || app;
   $("box-state").dataset.state = app;
+  // The voice side's state is news only while it listens, thinks or speaks: an "Idle"
+  // above a book that plays reads as if the book were idle.
+  $("box-state").hidden = app === "idle";
   const playing = now && now.state === "playing";
   const pp = $("playpause");
   $("icon-play").toggleAttribute("hidden", Boolean(playing)); // an SVG has no .hidden

@@ -23,7 +23,7 @@ from .phrases import Cue, Phrases, load
 from .titles import Named
 
 __all__ = ["COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
-           "script_of", "strip_words"]  # fmt: skip
+           "said_in", "script_of", "strip_words"]  # fmt: skip
 
 PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
 """Calls that set what plays: of several said, the last one is meant."""
@@ -145,6 +145,14 @@ def strip_words(text: str, words: Iterable[str], language: str) -> str:
         if text == before:
             break
     return text
+
+
+def said_in(word: str, text: str, script: str) -> bool:
+    """True when `word` stands in `text`: anywhere in Chinese, as whole words in English
+    ("off" is not in "offer")."""
+    if script == "zh":
+        return word in text
+    return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
 
 
 def script_of(text: str) -> str:
@@ -316,9 +324,7 @@ class Scanner:
         words = p.words("later_words")
         if any(re.search(pattern, plain) for pattern in p.lexicon.get("later_patterns", ())):
             return True
-        if script == "zh":
-            return any(w in plain for w in words)
-        return any(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain) for w in words)
+        return any(said_in(w, plain, script) for w in words)
 
     def _negated(self, before: str, script: str) -> bool:
         p = self.phrases(script)
@@ -390,12 +396,7 @@ class Scanner:
             text = PLACEHOLDER.sub(" ", clause.text)
             for side, name in ((1, "louder_signals"), (-1, "quieter_signals")):
                 for word in p.words(name):
-                    found = (
-                        word in text
-                        if script == "zh"
-                        else re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text)
-                    )
-                    if found:
+                    if said_in(word, text, script):
                         up, down = (up + 1, down) if side > 0 else (up, down + 1)
         if up and not down:
             return "volume_up"

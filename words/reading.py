@@ -40,6 +40,7 @@ from .clauses import (
     Hit,
     Scanner,
     mask,
+    said_in,
     script_of,
     strip_words,
 )
@@ -267,15 +268,9 @@ class _Reader:
         p = self.phrases(script)
         text = PLACEHOLDER.sub(" ", clause.text)
         episode_words = set(p.words("episode_words"))
-
-        def said(word: str) -> bool:
-            if script == "zh":
-                return word in text
-            return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
-
-        if any(said(w) for w in p.words("book_words") if w not in episode_words):
+        if any(said_in(w, text, script) for w in p.words("book_words") if w not in episode_words):
             return "book"
-        if any(said(w) for w in episode_words):
+        if any(said_in(w, text, script) for w in episode_words):
             return "episode"
         return None
 
@@ -292,7 +287,7 @@ class _Reader:
             for hit in clause.hits:
                 if hit.tool != "play_book" or hit.negated:
                     continue
-                if hit.kind == "replay" and scope == "book" and not self._episode_scope(clause):
+                if hit.kind == "replay" and scope == "book" and self._scope(clause) != "episode":
                     hit.kind = "from_start"
                 elif hit.kind == "from_start" and "§E" not in clause.text:
                     if scope == "episode" or (
@@ -313,9 +308,6 @@ class _Reader:
                     if self._keyword(clause, hit) not in ("", "的"):
                         return True
         return False
-
-    def _episode_scope(self, clause: Clause) -> bool:
-        return self._scope(clause) == "episode"
 
     def _near_title(self, clause: Clause, hit: Hit) -> str | None:
         """The one library title the words around `hit` name when no title was found in
@@ -461,7 +453,7 @@ class _Reader:
         …", "…吗"), as a question of how or when does not."""
         plain = PLACEHOLDER.sub(" ", clause.text).strip()
         if script_of(clause.text) == "zh":
-            return bool(re.search(r"(?:是不是|会不会|有没有|吗|么)[?？]?$|是不是|会不会", plain))
+            return bool(re.search(r"(?:有没有|吗|么)[?？]?$|是不是|会不会", plain))
         return bool(
             re.match(r"(?:are you|is it|will it|will you be|did you|have you|is the)\b", plain)
         )
@@ -489,7 +481,7 @@ class _Reader:
         if playback and seek and (playback[1].tool, playback[1].kind) == ("play_book", "replay"):
             if seek[1].kind != "pattern":
                 del kept["seek"]
-            elif playback[0] is not seek[0] and not self._episode_scope(playback[0]):
+            elif playback[0] is not seek[0] and self._scope(playback[0]) != "episode":
                 del kept["playback"]
         playback = kept.get("playback")
         if (
@@ -877,11 +869,8 @@ class _Reader:
                 "seek", {"seconds": -step if hit.kind == "back" else step, "relative": True}
             )
         plain = PLACEHOLDER.sub(" ", clause.text)
-        if any(
-            (w in plain) if script_of(clause.text) == "zh"
-            else re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", plain)
-            for w in p.tools["seek"].get("small_words", ())
-        ):  # fmt: skip
+        script = script_of(clause.text)
+        if any(said_in(w, plain, script) for w in p.tools["seek"].get("small_words", ())):
             step = int(p.tools["seek"].get("small_seconds", step))  # "倒回去一丢丢", "a touch"
         return Call("seek", {"seconds": -step if hit.kind == "back" else step, "relative": True})
 

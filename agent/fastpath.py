@@ -42,8 +42,9 @@ class FastMatch:
 class Plan:
     """What the fast path does for one utterance: `calls` in order, or, with none, the
     question `ask` puts to the listener: ``("choose", titles)`` when the words name several
-    books, ``("which", ())`` when they ask for another book without naming one, or
-    ``("ack", ())`` when they ask for nothing."""
+    books, ``("which", ())`` when they ask for another book without naming one,
+    ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
+    "skip", "speed", "when"), or ``("ack", ())`` when they ask for nothing."""
 
     calls: tuple[FastMatch, ...] = ()
     ask: tuple[str, tuple[str, ...]] | None = None
@@ -78,6 +79,8 @@ class FastPath:
             calls = [FastMatch("play_book", {"keyword": chosen})]
         elif reading.ask_which and not reading.calls:
             return Plan(ask=("which", ()))
+        elif reading.clarify and not reading.calls:
+            return Plan(ask=("clarify", (reading.clarify,)))
         else:
             loaded = role_values(context, schema, TITLE, beside=PLAYBACK_STATE)
             if any(c.book and c.book not in loaded for c in reading.calls):

@@ -40,6 +40,7 @@ _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
 SECONDS, MINUTES, PERCENT = "seconds", "minutes", "percent"
 PLAYBACK_STATE = "playback-state"
+EPISODE_TITLE = "episode-title"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"
 
 
@@ -60,7 +61,9 @@ class Constraints:
     `choices` maps a role (``title``, ``album-id``, ``episode``, ``page``) to the values
     admitted so far: an empty list admits none (an optional argument of that role is then
     left out, a tool requiring it is not offered); a role not in `choices` is free within
-    its schema's bounds. ``album-id`` starts empty: only ids seen in data are admitted.
+    its schema's bounds. ``album-id`` starts empty: only ids seen in data are admitted;
+    ``episode-title`` stays empty: the words of an episode's title are the fast path's to
+    give (the model writes them into the keyword, which the player also matches).
     `ranges` maps a role to an inclusive ``(low, high)`` range. `required` holds roles an
     optional argument must be given for (a title the listener named). `names` maps each
     album id seen to its title. `fold` is the text folding of the tools' title matcher.
@@ -70,7 +73,7 @@ class Constraints:
     gives what was said (`quote`, `mention`); it restricts arguments, never tools.
     """
 
-    choices: dict[str, list[Any]] = field(default_factory=lambda: {ALBUM_ID: []})
+    choices: dict[str, list[Any]] = field(default_factory=lambda: {ALBUM_ID: [], EPISODE_TITLE: []})
     ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     required: set[str] = field(default_factory=set)
     excluded: set[str] = field(default_factory=set)
@@ -97,7 +100,7 @@ class Constraints:
             [reading.episode] if reading.episode else sorted({n for n in reading.numbers if n >= 1})
         )
         self.choices[EPISODE] = said
-        self.choices[PAGE] = sorted({1, *said})
+        self.choices[PAGE] = sorted({1, *(n for n in said if n >= 1)})
         if reading.episode:
             # "第120集", "chapter 4", "从头": leaving the episode out would play another one
             self.required.add(EPISODE)

@@ -65,6 +65,10 @@ _TEXT = {
         "choose": "你想听哪一本：{items}？",
         "which": "想听哪一本？比如{items}。",
         "which_none": "想听哪一本？",
+        "clarify_what": "我在听，你想听什么？",
+        "clarify_skip": "片头或片尾要跳过多少秒？比如说“片头跳过三十秒”。",
+        "clarify_speed": "要快一点还是慢一点？也可以说“一点五倍速”。",
+        "clarify_when": "什么时候停？比如说“半小时后停”，或者“这一集放完就停”。",
         "or": "还是",
         "sep": "、",
     },
@@ -80,6 +84,10 @@ _TEXT = {
         "choose": "Which one would you like: {items}?",
         "which": "Which book would you like? For example {items}.",
         "which_none": "Which book would you like?",
+        "clarify_what": "I'm listening. What would you like to hear?",
+        "clarify_skip": "How many seconds should I skip? For example, say “skip the first 30 seconds of every chapter”.",
+        "clarify_speed": "Faster or slower? You can also say “1.5 times speed”.",
+        "clarify_when": "When should I stop? For example, “in half an hour” or “at the end of this chapter”.",
         "or": " or ",
         "sep": ", ",
     },
@@ -603,6 +611,8 @@ class Agent:
                 turn.answer = text["ack"]
             elif kind == "choose":
                 turn.answer = text["choose"].format(items=self._join(titles))
+            elif kind == "clarify":
+                turn.answer = text[f"clarify_{titles[0]}"]
             else:
                 offer = self._offer_titles(context, schema)
                 turn.answer = (

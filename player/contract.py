@@ -42,6 +42,7 @@ __all__ = [
     "STATUS_TOPICS",
     "AlbumId",
     "EpisodeNo",
+    "EpisodeTitle",
     "Keyword",
     "Minutes",
     "Page",
@@ -77,7 +78,13 @@ SPEED_STEP = 0.25
 
 Keyword = Annotated[str, {"x-role": "title", "maxLength": 100}]
 AlbumId = Annotated[str, {"x-role": "album-id", "maxLength": 100}]
-EpisodeNo = Annotated[int | None, {"x-role": "episode", "minimum": 1, "maximum": MAX_EPISODE}]
+EpisodeNo = Annotated[
+    int | None, {"x-role": "episode", "minimum": -MAX_EPISODE, "maximum": MAX_EPISODE}
+]
+"""An episode number, 1-based; a negative one counts from the end (-1 the last); 0 is none."""
+EpisodeTitle = Annotated[str, {"x-role": "episode-title", "maxLength": 100}]
+"""Words of an episode's title ("未初", "Sol 9"): its own role, not a book's title; the
+agent's grammar leaves it to the fast path."""
 Page = Annotated[int, {"x-role": "page", "minimum": 1, "maximum": MAX_PAGE}]
 Seconds = Annotated[
     float, {"x-role": "seconds", "minimum": -MAX_SEEK_SECONDS, "maximum": MAX_SEEK_SECONDS}
@@ -91,10 +98,13 @@ Rate = Annotated[float | None, {"x-role": "rate", "minimum": MIN_RATE, "maximum"
 SpeedStep = Annotated[int, {"minimum": -4, "maximum": 4}]
 """Steps of `SPEED_STEP` from the current speed: 1 faster, -1 slower."""
 SkipSeconds = Annotated[
-    float | None, {"x-role": "seconds", "minimum": 0, "maximum": MAX_SKIP_SECONDS}
+    float | None,
+    {"x-role": "seconds", "minimum": -MAX_SKIP_SECONDS, "maximum": MAX_SKIP_SECONDS},
 ]
+"""Seconds of intro or outro skipped, 0..600; a change of it (`set_skip`'s ``relative``)
+may be negative, -600..600."""
 STATUS_TOPICS = ("now", "episodes", "left", "time_left", "length", "author", "narrator",
-                 "description", "volume", "sleep")  # fmt: skip
+                 "description", "volume", "sleep", "skip")  # fmt: skip
 """What a status question may ask about (`get_status`'s ``about``)."""
 StatusTopic = Annotated[str, {"enum": list(STATUS_TOPICS)}]
 

@@ -535,11 +535,7 @@ class Player(PlayerTools):
         match (in that order). Raises NotFoundError."""
         if self.is_album_id(keyword):
             return await self.album_detail(keyword)
-        local = await self.catalog.search(keyword, page_size=1, remote=False)
-        candidates = list(local.albums)
-        remembered = rank(keyword, self.store.albums())[:1]
-        candidates.extend(remembered)
-        best = max(candidates, key=lambda a: album_score(keyword, a), default=None)
+        best = await self.local_match(keyword)
         if best is not None and album_score(keyword, best) >= SUBSTRING:
             return await self.album_detail(best.id)
         note = ""
@@ -559,10 +555,34 @@ class Player(PlayerTools):
             raise SourceError(say(self.language, "none_found_partial", keyword=keyword, note=note))
         raise NotFoundError(say(self.language, "none_found", keyword=keyword))
 
+    async def local_match(self, keyword: str) -> Album | None:
+        """The album of the library or remembered ones that `keyword` matches best (no
+        network), or None; `album_score` says how well."""
+        local = await self.catalog.search(keyword, page_size=1, remote=False)
+        candidates = [*local.albums, *rank(keyword, self.store.albums())[:1]]
+        return max(candidates, key=lambda a: album_score(keyword, a), default=None)
+
+    async def names_album(self, keyword: str) -> bool:
+        """True when `keyword` is an album id or a title (or author) of an album here, not
+        only one typo away from one."""
+        if self.is_album_id(keyword):
+            return True
+        best = await self.local_match(keyword)
+        return best is not None and album_score(keyword, best) >= SUBSTRING
+
     def find_episode(self, detail: AlbumDetail, section: int) -> Episode:
-        """The episode `section` of an album; raises BadInputError/NotFoundError."""
-        if section < 1:
+        """The episode `section` of an album, 1-based; a negative one counts from the end
+        (-1: the last, -2: the one before). Raises BadInputError for 0, NotFoundError for
+        one the album does not have."""
+        if section == 0:
             raise BadInputError(say(self.language, "bad_section"))
+        if section < 0:
+            if -section > len(detail.episodes):
+                raise NotFoundError(
+                    say(self.language, "no_section_back", album=detail.album.title,
+                        count=len(detail.episodes), back=-section)
+                )  # fmt: skip
+            return detail.episodes[section]
         episode = detail.episode(section)
         if episode is None:
             raise NotFoundError(
@@ -682,6 +702,8 @@ class Player(PlayerTools):
         except Exception:
             if self.pending is request:
                 self.pending = None
+                if self.now is None:
+                    self.sleep_at_end = False  # for the episode that never came
                 self._set_state(PlayerState.IDLE if self.now is None else self.state)
             raise
         async with self._lock:
@@ -740,6 +762,8 @@ class Player(PlayerTools):
             playback.stop()
             raise PlayerError(say(self.language, "stopped"))
         self.now = NowPlaying(detail, playback, path, cached, chapters)
+        if self.sleep_at_end:
+            self.update_cuts()  # asked for while this episode was loading
         self.last_error = ""
         self._set_state(PlayerState.PLAYING)
         self.store.bookmark_save(detail.album, episode, position)

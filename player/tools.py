@@ -22,7 +22,7 @@ import re
 import time
 from typing import Any
 
-from words.text import fold, normalize
+from words.text import CJK, fold, normalize
 from words.titles import is_stop_word
 
 from .contract import (
@@ -31,11 +31,13 @@ from .contract import (
     BOOKMARK,
     CONTEXT,
     MAX_RATE,
+    MAX_SKIP_SECONDS,
     MIN_RATE,
     NOW,
     SPEED_STEP,
     AlbumId,
     EpisodeNo,
+    EpisodeTitle,
     Keyword,
     Page,
     Percent,
@@ -367,29 +369,44 @@ class PlayerTools:
     @tool(
         return_direct=True,
         zh="用户要播放或接着听某本书时用。keyword 是书名；section 是用户说的集数，"
-        "没说集数就不填（从上次听到的地方继续）；不填 keyword 就是现在这本书。",
+        "没说集数就不填（从上次听到的地方继续），最后一集填 -1；用户说了某一集的标题就填 "
+        "episode_title；不填 keyword 就是现在这本书。",
         en="Use to play a book or continue one. keyword is the title; section is the "
-        "episode the listener said; leave section out to continue where the book was left; "
+        "episode the listener said (-1 for the last); episode_title for words of an "
+        "episode's title; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
         output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
     )
-    async def play_book(self, keyword: Keyword = "", section: EpisodeNo = None) -> dict[str, Any]:
+    async def play_book(
+        self, keyword: Keyword = "", section: EpisodeNo = None, episode_title: EpisodeTitle = ""
+    ) -> dict[str, Any]:
         """Find an audiobook and play it; without a section it continues where it was left.
 
         Cached or local episodes start at once; others download in the background and play
-        when ready.
+        when ready. A keyword that names no album here but the title of one episode of the
+        book loaded now (else the one listened to last) plays that episode.
 
         Args:
             keyword: book title, or an album id from search_album; omitted = the book
                 loaded now, else the last one listened to.
-            section: episode number, 1-based; omitted = continue from the bookmark where
-                this book was left, or from episode 1.
+            section: episode number, 1-based; negative counts from the end (-1 the last
+                episode, -2 the one before it); omitted = continue from the bookmark
+                where this book was left, or from episode 1.
+            episode_title: words of an episode's title ("未初", "Sol 9"): play the episode
+                of this book whose title they are, or are in; a title with no such
+                episode is an error and nothing starts.
         """
         keyword = self.clean_keyword(keyword)
-        if section is not None and int(section) < 1:
+        episode_words = self.clean_keyword(episode_title)
+        if section is not None and int(section) == 0:
             raise BadInputError(say(self.language, "bad_section"))
         if keyword and self.stop_word(keyword):
             raise BadInputError(say(self.language, "empty_keyword"))
+        if keyword and not await self.names_album(keyword):
+            # "播放未初": no book of that title, but an episode of the book heard now
+            found = await self._episode_named(keyword)
+            if found is not None:
+                return self._played(await self.play(*found))
         if not keyword:
             holder = self.now or self.pending
             if holder is not None:
@@ -409,13 +426,44 @@ class PlayerTools:
             return {"message": await self._not_found(keyword), "albums": [], "total": 0}
         if not detail.episodes:
             raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
-        if section is not None:
+        if episode_words:
+            chosen = episodes_titled(detail.episodes, episode_words)
+            if not chosen:
+                raise NotFoundError(say(self.language, "no_episode_title",
+                                        album=detail.album.title, words=episode_words))  # fmt: skip
+            message = await self.play(detail, chosen[0])
+        elif section is not None:
             message = await self.play(detail, self.find_episode(detail, int(section)))
         elif (resume := self.bookmark_for(detail)) is not None:
             message = await self.play(detail, *resume)
         else:
             message = await self.play(detail, detail.episodes[0])
         return self._played(message)
+
+    async def _episode_named(self, words: str) -> tuple[AlbumDetail, Any] | None:
+        """The book loaded now (else the one left off last) and its one episode whose title
+        `words` are (`episodes_titled`), or None: none, or more than one."""
+        holder = self.now or self.pending
+        detail = holder.detail if holder is not None else await self._left_off_here()
+        if detail is None:
+            return None
+        chosen = episodes_titled(detail.episodes, words)
+        return (detail, chosen[0]) if len(chosen) == 1 else None
+
+    async def _left_off_here(self) -> AlbumDetail | None:
+        """The album of the most recent bookmark as known without a network request (a
+        remote one's remembered copy), or None; unlike `left_off`, a keyword that may be a
+        title never waits for a remote source here."""
+        for mark in self.store.recent_bookmarks(5):
+            try:
+                remote = self.catalog.source_for(mark.album_id).remote
+                detail = (self.store.album_load(mark.album_id) if remote
+                          else await self.album_detail(mark.album_id))  # fmt: skip
+            except PlayerError:
+                continue
+            if detail is not None and detail.episodes:
+                return detail
+        return None
 
     async def _not_found(self, keyword: str) -> str:
         """The answer to a search that found nothing: that, and two books that can be
@@ -501,25 +549,29 @@ class PlayerTools:
         return {"message": say(self.language, "stopped")}
 
     @tool(
-        zh="用户问现在在播什么、播到哪了、还剩几集、还剩多久、谁写的、谁读的、音量多少时用；"
-        "about 是问的事，不填就是全部。",
+        zh="用户问现在在播什么、播到哪了、还剩几集、还剩多久、谁写的、谁读的、音量多少、"
+        "片头片尾跳过几秒时用；about 是问的事，不填就是全部。",
         en="Use when the listener asks what is playing, where we are, how many episodes are "
-        "left, how long, who wrote or reads it, or the volume; about is what they ask.",
+        "left, how long, who wrote or reads it, the volume, or how much of each episode is "
+        "skipped; about is what they ask.",
         output=result_schema(
             now=NOW,
             volume={"type": "integer", "x-role": "percent"},
             sleep_minutes={"type": "integer", "x-role": "minutes"},
+            intro={"type": "number", "x-role": "seconds"},
+            outro={"type": "number", "x-role": "seconds"},
         ),
     )
     async def get_status(self, about: StatusTopic = "now") -> dict[str, Any]:
-        """What is playing or paused, the position, volume, downloads and sleep timer; or,
-        with `about`, one fact of it, the number stated.
+        """What is playing or paused, the position, volume, downloads, sleep timer and the
+        book's skips; or, with `about`, one fact of it, the number stated.
 
         Args:
             about: "now" (everything), "episodes" (how many), "left" (episodes still to
                 come), "time_left" (of this episode), "length" (of this episode), "author",
-                "narrator", "description" (what the book is about), "volume" or "sleep"
-                (the sleep timer).
+                "narrator", "description" (what the book is about), "volume", "sleep"
+                (the sleep timer) or "skip" (the seconds skipped at the start and end of
+                every episode of the book, ``intro`` and ``outro`` in the result).
         """
         if about != "now" and (answer := await self._about(about)) is not None:
             return answer
@@ -550,6 +602,12 @@ class PlayerTools:
         result["speed"] = speed
         if speed != 1.0:
             parts.append(say(lang, "status_speed", rate=rate_text(speed)))
+        holder = now or self.pending
+        if holder is not None:
+            _speed, intro, outro = self.book_settings(holder.detail.album)
+            if intro or outro:
+                result.update(intro=intro, outro=outro)
+                parts.append(self._skip_status(intro, outro))
         downloads = []
         for job in self.downloader.active():
             if job.total:
@@ -597,6 +655,8 @@ class PlayerTools:
                 return {"message": say(lang, "about_no_sleep")}
             minutes = max(1, round(self.sleep_left / 60))
             return {"message": say(lang, "about_sleep", minutes=minutes), "sleep_minutes": minutes}
+        if about == "skip":
+            return await self._about_skip()
         now = self.now
         if now is not None:
             detail = now.detail
@@ -637,6 +697,36 @@ class PlayerTools:
         else:
             return None
         return {"message": message, **result}
+
+    async def _about_skip(self) -> dict[str, Any] | None:
+        """The seconds the book skips at the start and end of every episode, in one
+        sentence (the book loaded now, else the one left off), or None with neither."""
+        album = await self._settings_book()
+        if album is None:
+            return None
+        _speed, intro, outro = self.book_settings(album)
+        if intro and outro:
+            key = "about_skip"
+        elif intro or outro:
+            key = "about_skip_intro" if intro else "about_skip_outro"
+        else:
+            key = "about_no_skip"
+        message = say(self.language, key, album=album.title, intro=_number(intro),
+                      outro=_number(outro))  # fmt: skip
+        result: dict[str, Any] = {"message": message, "intro": intro, "outro": outro}
+        if (data := self.now_data()) is not None:
+            result["now"] = data
+        return result
+
+    def _skip_status(self, intro: float, outro: float) -> str:
+        """The skips in the full status, short: "每集跳过片头25秒、片尾10秒"."""
+        lang = self.language
+        what = []
+        if intro:
+            what.append(say(lang, "status_skip_intro", seconds=_number(intro)))
+        if outro:
+            what.append(say(lang, "status_skip_outro", seconds=_number(outro)))
+        return say(lang, "status_skip", what=("、" if lang == "zh" else " and ").join(what))
 
     async def _step(self, step: int) -> dict[str, Any]:
         holder = self.now or self.pending
@@ -796,9 +886,10 @@ class PlayerTools:
         """
         if end_of_episode:
             self._cancel_sleep()
-            now = self.now
-            if now is None:
+            if self.now is None and self.pending is None and self.state != PlayerState.LOADING:
                 return {"message": say(self.language, "nothing_which")}
+            # an episode still loading (a download, the next one starting) gets it when it
+            # plays: its cuts are made with it, and its end is waited for
             self.sleep_at_end = True
             self.update_cuts()
             return {"message": say(self.language, "sleep_episode"), "end_of_episode": True}
@@ -877,34 +968,56 @@ class PlayerTools:
 
     @tool(
         return_direct=True,
-        zh="用户要每集跳过片头或片尾几秒时用；intro 为片头秒数，outro 为片尾秒数，0 表示不跳。",
+        zh="用户要每集跳过片头或片尾几秒时用；intro 为片头秒数，outro 为片尾秒数，0 表示不跳；"
+        "用户说多跳几秒、少跳几秒时 relative=true，少跳用负数。",
         en="Use when the listener wants to skip seconds at the start (intro) or end (outro) "
-        "of every episode; 0 stops skipping.",
+        "of every episode; 0 stops skipping; with relative=true the seconds are added "
+        "(negative: skip less).",
         output=result_schema(
             intro={"type": "number", "x-role": "seconds"},
             outro={"type": "number", "x-role": "seconds"},
         ),
     )
     async def set_skip(
-        self, intro: SkipSeconds = None, outro: SkipSeconds = None
+        self, intro: SkipSeconds = None, outro: SkipSeconds = None, relative: bool = False
     ) -> dict[str, Any]:
         """Skip seconds at the start and end of every episode of the book (a series'
         opening and closing music); remembered for that book.
 
+        Returns ``{"message", "intro", "outro"}``: the seconds skipped now. Raises
+        BadInputError when neither is given, or for a value out of bounds.
+
         Args:
-            intro: seconds skipped at the start of every episode, up to 600; 0 stops it.
-            outro: seconds skipped at the end of every episode, up to 600; 0 stops it.
+            intro: seconds skipped at the start of every episode, 0 to 600; 0 stops it.
+                With relative=true, seconds added to the skip now, -600 to 600
+                (negative: skip less).
+            outro: seconds skipped at the end of every episode, 0 to 600; 0 stops it.
+                With relative=true, seconds added to the skip now, -600 to 600.
+            relative: add intro and outro to the book's skips now instead of setting
+                them; the result is held within 0 to 600 seconds.
         """
         if intro is None and outro is None:
             raise BadInputError(say(self.language, "bad_skip"))
+        low = -MAX_SKIP_SECONDS if relative else 0
         for value in (intro, outro):
-            if value is not None and not 0 <= float(value) <= 600:
+            if value is not None and not low <= float(value) <= MAX_SKIP_SECONDS:
                 raise BadInputError(say(self.language, "bad_skip"))
         album = await self._settings_book()
         if album is None:
             return {"message": say(self.language, "nothing_which")}
-        intro = None if intro is None else round(float(intro), 1)
-        outro = None if outro is None else round(float(outro), 1)
+        if relative:
+            _speed, held_intro, held_outro = self.book_settings(album)
+            if intro is not None:
+                intro = held_intro + float(intro)
+            if outro is not None:
+                outro = held_outro + float(outro)
+
+        def seconds(value: float | None) -> float | None:
+            if value is None:
+                return None
+            return round(min(float(MAX_SKIP_SECONDS), max(0.0, float(value))), 1)
+
+        intro, outro = seconds(intro), seconds(outro)
         self.book_settings_save(album, intro=intro, outro=outro)
         _speed, now_intro, now_outro = self.book_settings(album)
         now = self.now
@@ -1086,6 +1199,41 @@ class PlayerTools:
                 await self.pause()
 
 
+_TITLE_TOKEN = re.compile(rf"\d+|[^\W\d_{CJK}\u3040-\u30ff\uac00-\ud7af]+|[^\W_]")
+"""A token of a title as `episodes_titled` compares them: a run of digits, a word of
+letters (Latin and other alphabets), or one character of any other script (a CJK
+ideograph, a kana, a hangul syllable)."""
+
+
+def title_tokens(text: str) -> list[str]:
+    """`text` folded (`fold`: case, width, traditional script) into its tokens, spaces and
+    punctuation dropped: "第四章 未初" -> ["第", "四", "章", "未", "初"], "Sol 19" ->
+    ["sol", "19"]."""
+    return _TITLE_TOKEN.findall(fold(text))
+
+
+def episodes_titled(episodes: Any, words: str) -> list[Any]:
+    """The episodes whose title `words` name: their title equal to the words (folded, spaces
+    and punctuation ignored), else the titles holding them as whole tokens (a word, a
+    number, a character of Chinese) when the words are two characters or more and not
+    only digits: "未初" is in "第四章 未初", "sol 9" is "Sol 9" but not in "Sol 19". The
+    equal ones when there are any, else those holding the words; in section order."""
+    want = title_tokens(words)
+    if not want:
+        return []
+    squashed = "".join(want)
+    equal = [e for e in episodes if "".join(title_tokens(e.title)) == squashed]
+    if equal or len(squashed) < 2 or squashed.isdigit():
+        return equal
+    size = len(want)
+    holding = []
+    for episode in episodes:
+        tokens = title_tokens(episode.title)
+        if any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1)):
+            holding.append(episode)
+    return holding
+
+
 def rate_text(rate: float) -> str:
     """A speed as it is said: 1.5 -> "1.5", 2.0 -> "2", 1.25 -> "1.25"."""
     return f"{rate:.2f}".rstrip("0").rstrip(".")
@@ -1100,4 +1248,13 @@ def _number(seconds: float) -> str:
 for _name, _examples in EXAMPLES.items():
     setattr(getattr(PlayerTools, _name), ATTR_EXAMPLES, _examples)
 
-__all__ = ["NOTE_NAMES", "VOLUME_STEP", "AlbumDetail", "PlayerTools", "album_data", "rate_text"]
+__all__ = [
+    "NOTE_NAMES",
+    "VOLUME_STEP",
+    "AlbumDetail",
+    "PlayerTools",
+    "album_data",
+    "episodes_titled",
+    "rate_text",
+    "title_tokens",
+]

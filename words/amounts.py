@@ -152,11 +152,16 @@ def durations_said(text: str, *, counted: bool = False) -> set[int]:
 
 def clock_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` says a time of day ("七点", "十点半", "7 am", "ten o'clock",
-    "midnight"); "一点" alone is "a little", never one o'clock."""
+    "midnight"); "一点" alone is "a little", never one o'clock, and a point followed by
+    digits is a decimal ("零点七五倍" is 0.75)."""
     return [
         (m.start(), m.end())
         for m in _CLOCK.finditer(text)
         if m.group().strip() not in ("一点", "1点")
+        and not (
+            m.group().rstrip().endswith("点")
+            and re.match(r"[零〇一二三四五六七八九]{1,2}倍", text[m.end() :])
+        )
     ]
 
 

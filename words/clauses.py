@@ -37,6 +37,8 @@ GROUP = {
 RANK = {
     ("sleep_timer", "cancel"): 95,
     ("sleep_timer", "episode_end"): 85,
+    ("sleep_timer", "vague"): 84,
+    ("set_speed", "ask"): 73,
     ("play_book", "replay"): 90,
     ("play_book", "from_start"): 89,
     ("play_book", "other_book"): 88,
@@ -67,7 +69,7 @@ _CLAUSE_END = re.compile(
 )
 """Where a clause ends: punctuation (not the point of a decimal, "1.5倍速"), "but", "但是",
 and the "and" before a plan of the listener's ("close it out and I'll get back to it")."""
-PLACEHOLDER = re.compile(r"§[A-Z]\d*§")
+PLACEHOLDER = re.compile(r"§[A-Z]-?\d*§")
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
 
@@ -199,6 +201,19 @@ class Scanner:
             return f"{m.group(1)} {m.group(2)}"
 
         return re.sub(pattern, drop, text, flags=re.IGNORECASE)
+
+    def hesitation(self, folded: str) -> bool:
+        """True when `folded` holds nothing but sounds of thinking, two of them or more
+        ("嗯……那个……", "um, uh"); one "嗯" alone says yes."""
+        if not re.search(r"\w", folded):
+            return False
+        script = script_of(folded)
+        sounds = self.phrases(script).words("hesitations")
+        text = strip_words(
+            re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", folded).strip(), sounds, script
+        )
+        said = {w for w in sounds if said_in(w, folded, script)}
+        return len(said) >= 2 and not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", text)
 
     def acknowledgement(self, folded: str) -> bool:
         if not re.search(r"\w", folded):
@@ -366,6 +381,8 @@ class Scanner:
         first = min(h.start for h in commands)
         if any(w in plain[:first] for w in polite):
             return False  # "能不能暂停一下", "可以放西游记吗"
+        if re.search(r"是不是|会不会|会[^，。！？]{0,8}[吗么嘛]\s*$", plain):
+            return True  # "这章完了会停吗": whether it will, not a command to
         return bool(info)  # "现在放到第几集了": the question's own words, not a command
 
     # -- the whole request ---------------------------------------------------------------

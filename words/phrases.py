@@ -5,8 +5,9 @@ question words, negations, function words …), ``[mends]`` for a recogniser's s
 command words, and one ``[tools.<name>]`` table per tool of the player: its cue words by
 kind (``<kind>_patterns``: cues of that kind as regular expressions) and its patterns with
 slots (``{n}`` a number, ``{d}`` a duration); word lists a tool's reading needs
-(``backward``, ``small_words``, ``outro_words``) and whole seconds (``default_seconds``,
-``small_seconds``: a seek without an amount, a little one). `load` reads and checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
+(``backward``, ``small_words``, ``outro_words``, the skip's ``intro_topic`` …) and whole
+seconds (``default_seconds``, ``small_seconds``: a seek without an amount, a little one;
+``step_seconds``: "a few more seconds" of a skip). `load` reads and checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ __all__ = ["LANGUAGES", "PhraseError", "Phrases", "load"]
 
 LANGUAGES = ("zh", "en")
 
-_LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words"}
+_LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words",
+              "intro_topic", "outro_topic", "intro_weak", "outro_weak", "verbs", "more_words",
+              "less_words", "off_words", "keep_words", "ask_words"}  # fmt: skip
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
     "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
     "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words",
-    "head_lead",
+    "head_lead", "corrections", "hesitations",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"
@@ -132,7 +135,7 @@ def parse(language: str, text: str, name: str = "<phrases>") -> Phrases:
                 cue = Cue(tool, key.removesuffix("_patterns"))
                 table[key] = [_pattern(p, where) for p in _strings(value, where)]
                 phrases.kind_patterns += [(cue, p) for p in table[key]]
-            elif key in ("default_seconds", "small_seconds"):
+            elif key in ("default_seconds", "small_seconds", "step_seconds"):
                 if not isinstance(value, int) or value <= 0:
                     raise PhraseError(f"{where}: a positive whole number of seconds is needed")
             elif key in _LIST_KEYS:

@@ -86,6 +86,8 @@ class Reading:
     `percents` the numbers that can be a volume; `numbers` every number said outside
     titles; `question` the request asks about something; `acknowledgement` it asks for
     nothing ("谢谢", "ok"); `ask_which` it asks for another book without naming one;
+    `clarify` what the listener is asked when the words say what to change but not by how
+    much ("skip": how many seconds of the intro or outro);
     `calls` the tool calls it means when understood whole, in order; `tools` the tools
     its words point at, best first (a hint for the model); `why` one line on the reading.
     """
@@ -106,6 +108,7 @@ class Reading:
     question: bool = False
     acknowledgement: bool = False
     ask_which: bool = False
+    clarify: str = ""
     calls: tuple[Call, ...] = ()
     tools: tuple[str, ...] = ()
     why: str = ""
@@ -119,6 +122,7 @@ class Reading:
 # -- how tools group and rank ---------------------------------------------------------------
 
 _TOPICS = (
+    "skip",
     "time_left",
     "left",
     "narrator",
@@ -135,13 +139,20 @@ _TOPICS = (
 _EPISODE_MARKED = re.compile(
     r"(?<!倒数)第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
-    r"|\b(?:episode|chapter|ep|section|track)\s*(?:number\s*)?(?P<en>\d+)\b"
+    r"|(?<!each )(?<!every )\b(?:episode|chapter|ep|section|track)\s*(?:number\s*)?(?P<en>\d+)\b"
     r"|\bpart\s+(?P<part>\d+)\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
     r"twelfth|\d+(?:st|nd|rd|th))\s+(?:episode|chapter|part|section)\b"
     r"|\bthe\s+(?P<ord2>second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
     r"twelfth|\d+(?:st|nd|rd|th))(?=\s*(?:one|please)?\s*(?:$|[,.!?]))"
-    r"|\d+\s*[번화회]",
+    r"|\d+\s*[번화회]"
+    # counted from the end: "最后一章", "倒数第2章", "the last chapter" (not "back to the last
+    # episode": the one before), "the second to last chapter"
+    r"|(?P<last>最后一\s*[集回章节]|(?<!back to )(?<!back to the )(?<!back )(?<!back the )\b(?:the\s+)?(?:very\s+)?(?:last|final)"
+    r"\s+(?:episode|chapter|part|section)\b|\bfinal\s+(?:episode|chapter)\b)"
+    r"|倒数第\s*(?P<back>\d+)\s*[集回章节]"
+    r"|\b(?P<back2>second|2nd|third|3rd)[\s-]+(?:to[\s-]+)?last\s+(?:episode|chapter)\b"
+    r"|\bpenultimate\s+(?:episode|chapter)\b(?P<pen>)",
     re.IGNORECASE,
 )
 _PART_SAID = re.compile(
@@ -165,6 +176,7 @@ class _Reader:
         self.durations: list[int] = []
         self.titles_found: list[Named] = []
         self._at = 0  # where the act being read stands in its clause
+        self._given: set[int] = set()  # clauses whose amount a skip said before took
 
     def phrases(self, script: str) -> Phrases:
         return self.zh if script == "zh" else self.en
@@ -232,6 +244,8 @@ class _Reader:
             "numbers": numbers,
             "episode": episodes[-1] if episodes else None,
         }
+        if self.scan.hesitation(folded):
+            return Reading(**base, clarify="what", why="only sounds of thinking")
         if self.scan.acknowledgement(folded):
             return Reading(**base, acknowledgement=True, why="asks for nothing")
         clauses = self.scan.clauses(masked, where, titles)
@@ -250,6 +264,15 @@ class _Reader:
 
     @staticmethod
     def _episode_value(match: re.Match[str]) -> int | None:
+        """The episode `match` says; counted from the end, negative (-1: the last)."""
+        if match.group("last"):
+            return -1
+        if match.group("back"):
+            return -int(match.group("back"))
+        if match.group("back2"):
+            return -2 if match.group("back2").lower() in ("second", "2nd") else -3
+        if match.group("pen") is not None:
+            return -2
         for group in ("zh", "zh2", "en", "part"):
             if match.group(group):
                 return int(match.group(group))
@@ -326,7 +349,7 @@ class _Reader:
         for piece in pieces:
             script = script_of(piece)
             p = self.phrases(script)
-            piece = PLACEHOLDER.sub(" ", re.sub(r"§[DTE]\d*§", " ", piece))
+            piece = PLACEHOLDER.sub(" ", re.sub(r"§[DTE]-?\d*§", " ", piece))
             words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
                      *p.words("episode_words"), *p.words("book_words"), *p.words("keyword_trim"),
                      "的")  # fmt: skip
@@ -366,9 +389,12 @@ class _Reader:
         # Acts a remark's words may make by accident: a bare verb ("讲故事"), a question of no
         # topic ("讲的啥"), a question of what the book is about.
         weak = [
-            h for _, h in chosen
+            h for c, h in chosen
             if (h.tool == "play_book" and h.kind == "cues") or h.tool == ""
             or (h.tool == "get_status" and h.kind == "description")
+            or (h.tool == "play_book" and h.kind == "replay" and not c.titles
+                and "§E" not in c.text and self._scope(c) is None
+                and self.scan.loudness([c]) is not None)  # "…banging on the ceiling again"
         ]  # fmt: skip
         if len(weak) == len(chosen) and not titles:
             loudness = self.scan.loudness(clauses)
@@ -403,6 +429,20 @@ class _Reader:
                 and "§E" not in clause.text
             ):
                 continue  # "放草房子第五集，老师布置的作业要听": the book said, not the bare verb
+            if (
+                held
+                and hit.tool == "play_book"
+                and hit.kind == "cues"
+                and held[1].tool == "play_book"
+                and not clause.titles
+                and "§E" not in clause.text
+                and self._keyword(clause, hit) in ("", "的")
+                and self._keyword(*held) not in ("", "的")
+            ):
+                continue  # "儿子想听斗罗大陆，给他放一个": the words after the first verb say which
+            if held and group == "skip" and (held[1].kind, hit.kind) == ("topic", "topic"):
+                # "skip intro one minute, and outro thirty": both ends, each its own amount
+                hit = Hit(hit.tool, hit.kind, hit.start, hit.end, {**held[1].args, **hit.args})
             kept.pop(group, None)
             kept[group] = (clause, hit)
         self._settle(kept)
@@ -439,7 +479,9 @@ class _Reader:
                 times = number_value(hit.args.get("n", "")) if hit.tool in (
                     "next_episode", "previous_episode") else None  # fmt: skip
                 calls.extend([call] * (min(times or 1, 9) - 1))  # "go back two chapters"
-        why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or "asks which book"
+        why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or (
+            f"asks: {extra['clarify']}" if extra.get("clarify") else "asks which book"
+        )
         return Reading(
             **base,
             **extra,
@@ -465,8 +507,31 @@ class _Reader:
           minutes, I need to hear that again"); an episode again beats a step back said
           with no amount ("这集重来……刚才压根没听清");
         - a timer with its amount owns the stop said after it ("再听二十分钟就得出门了，到点儿
-          自动关了吧" is a 20-minute timer, not a stop now).
+          自动关了吧" is a 20-minute timer, not a stop now);
+        - a speed set beside a remark of the ears in a clause of its own ("调成零点七五倍，爷爷
+          说听不清"): the remark is the speed's reason, not a volume step.
         """
+        skip, playback = kept.get("skip"), kept.get("playback")
+        if (
+            skip
+            and playback
+            and playback[0] is not skip[0]
+            and (playback[1].tool, playback[1].kind)
+            in (("next_episode", "cues"), ("play_book", "cues"))
+            and not playback[0].titles
+            and "§E" not in playback[0].text
+        ):  # "每集开头那段音乐烦死了，给我跳过去": the skip's verb, not the next episode;
+            del kept["playback"]  # "…，开头几句都没了": a remark on the skip, no book
+        speed, volume = kept.get("speed"), kept.get("volume")
+        if (
+            speed
+            and volume
+            and volume[0] is not speed[0]
+            and volume[1].tool in ("volume_up", "volume_down")
+            and volume[1].kind == "cues"
+            and self.scan.loudness([volume[0]]) is not None
+        ):
+            del kept["volume"]
         playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")
         if (
             playback
@@ -498,9 +563,9 @@ class _Reader:
         the next episode and louder), the best of each, never a question's or a plan's."""
         if clause.question or clause.later or hit.tool not in COMMANDS:
             return []
-        taken = {GROUP[hit.tool]}
+        taken = {GROUP.get(hit.tool, "question")}
         if hit.tool == "set_skip":
-            taken.add("playback")  # "…直接跳过去": the skip's own verb, not the next episode
+            taken |= {"playback", "seek"}  # "…直接跳过去", "片头多跳十秒": the skip's own verb
         out = []
         for other in sorted(clause.hits, key=lambda h: -h.rank):
             group = GROUP.get(other.tool)
@@ -527,10 +592,24 @@ class _Reader:
             live = [
                 h
                 for h in live
-                if h.tool not in COMMANDS or (h.kind == "pattern" and h.tool == "sleep_timer")
+                if h.tool not in COMMANDS
+                or (h.kind in ("pattern", "vague") and h.tool == "sleep_timer")
             ]
             if not live and not clause.question:
                 return None
+        script = script_of(clause.text)
+        p = self.phrases(script)
+        if not strip_words(
+            PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?，。！？"),
+            (*p.words("corrections"), *p.words("fillers"), "no", "oh", "哦", "啊"),
+            script,
+        ):
+            return None  # "no wait", "哦不对": a correction asks for nothing itself
+        skip = self._skip_topic(clause)
+        if skip is not None:
+            return skip if skip.kind != "keep" else None
+        if id(clause) in self._given and not clause.titles and "§E" not in clause.text:
+            return None
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
         if unset and not clause.question:  # "don't stop at the end of the chapter": no timer
@@ -541,6 +620,8 @@ class _Reader:
             and any(h.tool == "sleep_timer" for h in live)
         ):  # "are you going to stop after this chapter?": what the timer is set to
             return Hit("get_status", "sleep", 0, 0)
+        if clause.question and any(h.tool == "set_speed" for h in live):
+            return Hit("get_status", "now", 0, 0)  # "is this normal speed?": what it plays at
         if clause.question:
             info = [h for h in live if h.tool not in COMMANDS]
             ends = [h for h in live if h.kind == "episode_end"]
@@ -648,6 +729,9 @@ class _Reader:
                 else None
             )
         if tool == "sleep_timer":
+            if kind == "vague":  # "过一会儿就停吧": when?
+                extra["clarify"] = "when"
+                return Call("")
             if kind == "cancel":
                 return Call("sleep_timer", {"minutes": 0})
             if "episode_end" in hit.args or kind == "episode_end":
@@ -668,8 +752,16 @@ class _Reader:
         if tool == "seek":
             return self._seek(clause, hit)
         if tool == "set_speed":
+            if kind == "ask":  # "调一下速度": faster or slower?
+                extra["clarify"] = "speed"
+                return Call("")
             return self._speed(hit)
         if tool == "set_skip":
+            if kind == "topic":
+                return Call("set_skip", dict(hit.args))
+            if kind == "ask":
+                extra["clarify"] = "skip"
+                return Call("")
             return self._skip(clause)
         if tool == "search_album":
             said = hit.args.get("k", "")
@@ -773,7 +865,26 @@ class _Reader:
         section = episode if episode is not None else self._episode(clause)
         if section:
             args["section"] = section
+        elif named_episode := self._episode_title():
+            args["episode_title"] = named_episode  # "长安十二时辰，放午正那一章"
         return Call("play_book", args)
+
+    def _episode_title(self) -> str:
+        """Words said as an episode's title ("午正那一章", "从Sol 12那段", "the chapter called
+        Sol 12"), or ""."""
+        for clause in self.clauses:
+            text = clause.text
+            found = re.search(
+                r"(?:从|放|听|播|到)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
+                r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
+                text,
+            )
+            if not found:
+                continue
+            words = (found.group("t") or found.group("e") or "").strip()
+            if words and words not in ("这", "那", "上", "下", "哪", "每", "前", "后"):
+                return words
+        return ""
 
     def _siblings(self, clause: Clause, title: str) -> tuple[str, ...]:
         """The books of `title`'s series ("三体", "三体2", "三体3") when words right after the
@@ -795,8 +906,10 @@ class _Reader:
             chars = set(p.lexicon.get("function_chars", ""))
             if len(residue) < 2 or all(ch in chars for ch in residue):
                 continue
-            if re.fullmatch(r"第?[\d一二三四五六七八九十两]+[部本卷册季]", residue):
-                continue
+            if re.fullmatch(r"第?[\d一二三四五六七八九十两]+[部本卷册季]", residue) or (
+                _PART_SAID.search(residue)
+            ):
+                continue  # "平凡的世界先从第一部听起": a part said, read by the title's edition
             own = fold(title)
             series = [t for t in self.index.titles if fold(t).startswith(own)]
             if len(series) > 1:
@@ -822,12 +935,18 @@ class _Reader:
         """The episode said in `clause`: the first one after the act's verb ("放鹿鼎记第十集
         昨天听到第九集了" is 10), else the last before it; else, when the clause names no
         book, the one said elsewhere in the request ("围城，第二集")."""
-        marks = [(m.start(), int(m.group(1))) for m in re.finditer(r"§E(\d+)§", clause.text)]
+        marks = [(m.start(), int(m.group(1))) for m in re.finditer(r"§E(-?\d+)§", clause.text)]
+        if len(self.episodes) > 1 and any(
+            said_in(w, self.text.lower(), script_of(self.text))
+            for p in (self.zh, self.en)
+            for w in p.words("corrections")
+        ):
+            return self.episodes[-1]  # "跳到第五章，哦不对，第六章": the one said last
         if marks:
             after = [n for at, n in marks if at >= self._at]
             return after[0] if after else marks[-1][1]
         for other in self.clauses:
-            said = re.findall(r"§E(\d+)§", other.text)
+            said = re.findall(r"§E(-?\d+)§", other.text)
             if said and (
                 not other.titles
                 or {n.title for n in other.titles} <= {n.title for n in clause.titles}
@@ -892,6 +1011,94 @@ class _Reader:
         rate += 0.5 if hit.args.get("half") else 0.0
         return Call("set_speed", {"rate": min(2.0, max(0.5, rate))})
 
+    def _skip_topic(self, clause: Clause) -> Hit | None:
+        """A clause about the intro or outro skip, read whole ("片头多跳十秒", "片尾也跳了吧，
+        大概四十秒", "skip intro one minute, and outro thirty", "现在片头跳多少秒"): a
+        question is get_status "skip"; an amount said (here or in the clauses after it that
+        name no end, "不对，三十五秒") sets it, or adds to it beside a word of more or fewer
+        ("少跳五秒"); a word of no skip without an amount stops it; "a few more" is a step;
+        a word of keeping asks for nothing ("keep"); anything else asks how many seconds
+        ("ask"). None: the clause names no end, or only a weak word with no verb of
+        skipping said in the request."""
+        script = script_of(clause.text)
+        data = self.phrases(script).tools.get("set_skip", {})
+        text = PLACEHOLDER.sub(" ", clause.text)
+
+        def said(key: str, piece: str = text) -> list[str]:
+            return [w for w in data.get(key, ()) if said_in(w, piece, script)]
+
+        def ends_in(piece: str) -> set[str]:
+            found = set()
+            first = re.search(r"\b(?:skip|skipping|cut|trim|drop)\s+(?:off\s+)?the\s+"
+                              r"(first|last)\s+§D", piece)  # fmt: skip
+            if first:  # "skip the first 30 seconds": the start of every episode
+                found.add("intro" if first.group(1) == "first" else "outro")
+            piece = PLACEHOLDER.sub(" ", piece)
+            verb = any(
+                said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+                for c in self.clauses
+                for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
+            )
+            for end in ("intro", "outro"):
+                if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
+                    found.add(end)
+            return found
+
+        ends = ends_in(clause.text)
+        if not ends:
+            return None
+        if said("keep_words") and not said("verbs"):
+            return Hit("set_skip", "keep", 0, 0)
+        if clause.question or said("ask_words"):
+            return Hit("get_status", "skip", 0, 0)
+        amounts = self._amounts(clause)
+        sign_here = True  # a word of more or fewer counts with an amount of its own clause
+        sign = 1 if said("more_words") else -1 if said("less_words") else 0
+        at = next((i for i, c in enumerate(self.clauses) if c is clause), len(self.clauses))
+        for later in self.clauses[at + 1 :]:
+            if ends_in(later.text):
+                break
+            free = not any(h.tool in COMMANDS and not h.negated for h in later.hits)
+            claimed = any(h.kind == "pattern" and "d" in h.args for h in later.hits)
+            if not claimed:
+                given = self._amounts(later, numbers=free)
+                if given:
+                    # "shorter than that, make it 10": the amount is all; "…，少跳五秒": its
+                    # own word of fewer
+                    sign_here = bool(
+                        said("more_words", later.text) or said("less_words", later.text)
+                    )
+                    if sign_here:
+                        sign = 1 if said("more_words", later.text) else -1
+                if given:
+                    self._given.add(id(later))  # "十五秒就够了": its words are the amount's
+                amounts += given
+        if amounts and not sign_here:
+            sign = 0
+        if amounts:
+            value = amounts[-1]
+            if sign:
+                return Hit("set_skip", "topic", 0, 0,
+                           {**dict.fromkeys(ends, sign * value), "relative": True})  # fmt: skip
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(ends, value))
+        if said("off_words"):
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(ends, 0))
+        if sign:
+            step = int(data.get("step_seconds", 5))
+            return Hit("set_skip", "topic", 0, 0,
+                       {**dict.fromkeys(ends, sign * step), "relative": True})  # fmt: skip
+        return Hit("set_skip", "ask", 0, 0)
+
+    @staticmethod
+    def _amounts(clause: Clause, numbers: bool = True) -> list[int]:
+        """Seconds said in `clause`: its durations, and (with `numbers`) a bare number
+        ("and outro thirty"), in order."""
+        found = [int(s) for s in re.findall(r"§D(\d+)§", clause.text)]
+        if not found and numbers:
+            plain = PLACEHOLDER.sub(" ", clause.text)
+            found = [s.value for s in numbers_said(plain, lone_one=False) if 0 < s.value <= 600]
+        return found
+
     def _skip(self, clause: Clause) -> Call | None:
         """set_skip: the seconds of intro and outro every pattern of `clause` says
         ("跳过片头30秒，片尾10秒" gives both); one without an amount is the model's."""
@@ -926,7 +1133,7 @@ class _Reader:
         after = clause.text[hit.end : min(stops, default=len(clause.text))]
         before = clause.text[: hit.start] if hit.tool not in PLAYBACK else ""
         for n, piece in enumerate((after, before)):
-            piece = re.sub(r"§[DTE]\d*§", " ", piece)
+            piece = re.sub(r"§[DTE]-?\d*§", " ", piece)
             piece = PLACEHOLDER.sub(" ", piece)
             words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
                      *p.words("episode_words"), *p.words("book_words"))  # fmt: skip

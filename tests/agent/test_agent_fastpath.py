@@ -83,3 +83,21 @@ def test_arguments_that_do_not_fit_drop_the_plan() -> None:
 def test_a_question_about_a_book_is_the_players_only_while_it_is_loaded() -> None:
     assert plan("西游记还剩几集", PLAYING).calls == (FastMatch("get_status", {"about": "left"}),)
     assert plan("三体还剩几集", PLAYING) is None
+
+
+def test_a_change_without_its_amount_is_a_question_back() -> None:
+    assert plan("片头那段音乐太长了，跳掉吧", PLAYING).ask == ("clarify", ("skip",))
+    assert plan("change the speed", PLAYING).ask == ("clarify", ("speed",))
+    assert plan("turn it off in a bit", PLAYING).ask == ("clarify", ("when",))
+    assert plan("片头多跳六秒", PLAYING).calls == (
+        FastMatch("set_skip", {"intro": 6, "relative": True}),
+    )
+
+
+def test_the_last_episode_and_an_episode_title_reach_the_player() -> None:
+    assert plan("放西游记最后一集").calls == (
+        FastMatch("play_book", {"keyword": "西游记", "section": -1}),
+    )
+    assert plan("西游记，放石猴出世那一集").calls == (
+        FastMatch("play_book", {"keyword": "西游记", "episode_title": "石猴出世"}),
+    )

@@ -306,10 +306,12 @@ def test_a_seek_or_a_timer_takes_the_duration_said(vocab_gguf) -> None:
     assert _admits(matcher, "seek", '{"seconds": 45}')
 
 
-def test_counts_are_small_positive_integers() -> None:
+def test_counts_are_small_integers_and_an_episode_may_count_from_the_end() -> None:
     text = build_grammar(_registry())
-    assert '"\\"section\\"" ws ":" ws json-count' in text
     assert "json-count ::= [1-9] [0-9]{0,3}" in text
+    # section -1 is the last episode ("最后一集"): the rule admits a sign, four digits at most
+    assert '"\\"section\\"" ws ":" ws int-m9999-9999' in text
+    assert 'int-m9999-9999 ::= "-"' in text
 
 
 def test_episode_numbers_come_from_the_utterance() -> None:
@@ -714,3 +716,13 @@ def test_a_volume_is_a_number_said_never_a_time_or_a_duration() -> None:
         constraints = Constraints()
         constraints.quote(said(utterance))
         assert constraints.choices["percent"] == percents, utterance
+
+
+def test_an_episode_title_is_left_to_the_fast_path() -> None:
+    from agent import tool_from_function
+    from player.tools import PlayerTools
+
+    registry = ToolRegistry([tool_from_function(f) for f in PlayerTools.tools(PlayerTools())])
+    text = build_grammar(registry, constraints=Constraints())
+    assert "episode_title" not in text  # the model writes the words into the keyword
+    assert '"\\"section\\""' in text

@@ -528,3 +528,12 @@ async def test_a_request_with_thanks_is_still_a_request() -> None:
     model = ScriptedModel([PLAY, "Thought: x\nFinal Answer: 好"])
     turn = await run(_agent(model, fast_path=True), "播放西游记第2集，谢谢")
     assert [s.action for s in turn.steps if s.action] == ["play_book"]
+
+
+async def test_a_question_back_is_the_answer_with_no_call(tmp_path) -> None:
+    library = FakeLibrary()
+    model = ScriptedModel([])
+    agent = _agent(model, library, fast_path=True)
+    turn = await run(agent, "嗯……那个……就是……")
+    assert library.calls == [] and model.history == []
+    assert turn.answer.endswith("？") and turn.backend == "fastpath"

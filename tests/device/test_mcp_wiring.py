@@ -119,7 +119,7 @@ async def test_the_design_notes_search_and_play_is_play_book_over_mcp(tmp_path: 
             assert list(offered) == [*names, "search_and_play"]
             alias, target = offered["search_and_play"], offered["play_book"]
             assert alias.input_schema == target.input_schema
-            assert set(alias.input_schema["properties"]) == {"keyword", "section"}
+            assert set(alias.input_schema["properties"]) == {"keyword", "section", "episode_title"}
             assert alias.description.startswith("The design note's name for play_book.")
             assert alias.description.endswith(target.description)
             args = {"keyword": "西游记", "section": 2}

@@ -362,6 +362,93 @@ async def test_a_resume_never_lands_inside_a_skipped_intro(make_player, tmp_path
         await bounded(player.set_skip())
 
 
+async def test_a_relative_skip_adds_to_the_books_skip(make_player, tmp_path, moby):
+    shelf(tmp_path / "lib", "白鲸记", moby, info={"skip_intro": 1.0})
+    player = await make_player(library_paths=[tmp_path / "lib"])
+    await bounded(player.play_book("白鲸记", section=2))
+    await bounded(player.pause())
+    result = await bounded(player.set_skip(intro=0.5, relative=True))  # 1 s of album.json
+    assert result == {"message": "好的，白鲸记每一集跳过片头1.5秒", "intro": 1.5, "outro": 0.0}
+    result = await bounded(player.set_skip(outro=-3, relative=True))  # none to take away
+    assert result["message"] == "好的，白鲸记每一集不再跳过片尾" and result["outro"] == 0.0
+    result = await bounded(player.set_skip(intro=-0.5, outro=2, relative=True))
+    assert result["message"] == "好的，白鲸记每一集跳过片头1秒，跳过片尾2秒"
+    assert (result["intro"], result["outro"]) == (1.0, 2.0)
+    played = await bounded(player.play_book("白鲸记", section=1))
+    assert played["now"]["position"] == 1.0  # the skip is the one the book plays with
+    await bounded(player.pause())
+    for _ in range(2):  # 1 + 500, then held at 600
+        result = await bounded(player.set_skip(intro=500, relative=True))
+    assert result["message"] == "好的，白鲸记每一集跳过片头600秒" and result["intro"] == 600
+    album_id = player.now.detail.album.id
+    assert player.store.book(album_id).intro == 600
+    result = await bounded(player.set_skip(intro=-600, relative=True))
+    assert result["message"] == "好的，白鲸记每一集不再跳过片头" and result["intro"] == 0
+    for bad in ({"intro": -5}, {"outro": -0.5}, {"intro": 601, "relative": True},
+                {"outro": -601, "relative": True}, {"relative": True}):  # fmt: skip
+        with pytest.raises(BadInputError):
+            await bounded(player.set_skip(**bad))
+    assert (player.store.book(album_id).intro, player.store.book(album_id).outro) == (0.0, 2.0)
+    player.language = "en"
+    result = await bounded(player.set_skip(outro=8, relative=True))
+    assert result["message"] == "OK: every episode of 白鲸记 skips its last 10 seconds"
+
+
+async def test_the_skip_is_said_by_the_status(make_player, tmp_path):
+    root = tmp_path / "lib"
+    make_album(root, "长安十二时辰", ["第一章 巳正", "第二章 午初"], seconds=2.0)
+    player = await make_player(library_paths=[root], sink=RecordingSink(speed=1.0))
+    idle = await bounded(player.get_status(about="skip"))  # nothing loaded, none left off
+    assert idle["message"].startswith("空闲，没有在播放") and "intro" not in idle
+    await bounded(player.play_book("长安十二时辰", section=1))
+    said = await bounded(player.get_status(about="skip"))
+    assert said["message"] == "长安十二时辰没有跳过片头片尾"
+    assert (said["intro"], said["outro"]) == (0.0, 0.0) and said["now"]["episode"] == 1
+    assert "跳过" not in (await bounded(player.get_status()))["message"]
+    await bounded(player.pause())
+    await bounded(player.set_skip(intro=25, outro=10))
+    said = await bounded(player.get_status(about="skip"))
+    assert said["message"] == "长安十二时辰每一集跳过片头25秒、片尾10秒"
+    assert (said["intro"], said["outro"]) == (25.0, 10.0)
+    status = await bounded(player.get_status())
+    assert "，每集跳过片头25秒、片尾10秒" in status["message"]
+    assert (status["intro"], status["outro"]) == (25.0, 10.0)
+    await bounded(player.set_skip(outro=0))
+    assert (await bounded(player.get_status()))["message"].endswith("，每集跳过片头25秒")
+    await bounded(player.set_skip(intro=12.5, outro=7))
+    await bounded(player.stop())
+    # Nothing loaded: the book left off.
+    said = await bounded(player.get_status(about="skip"))
+    assert said["message"] == "长安十二时辰每一集跳过片头12.5秒、片尾7秒" and "now" not in said
+    player.language = "en"
+    assert (await bounded(player.get_status(about="skip")))["message"] == (
+        "Every episode of 长安十二时辰 skips its first 12.5 seconds and its last 7 seconds"
+    )
+    await bounded(player.set_skip(outro=0))
+    assert (await bounded(player.get_status(about="skip")))["message"] == (
+        "Every episode of 长安十二时辰 skips its first 12.5 seconds"
+    )
+    await bounded(player.set_skip(intro=0, outro=3))
+    assert (await bounded(player.get_status(about="skip")))["message"] == (
+        "Every episode of 长安十二时辰 skips its last 3 seconds"
+    )
+    player.language = "zh"
+    assert (await bounded(player.get_status(about="skip")))["message"] == (
+        "长安十二时辰每一集跳过片尾3秒"
+    )
+    await bounded(player.set_skip(outro=0))
+    player.language = "en"
+    assert (await bounded(player.get_status(about="skip")))["message"] == (
+        "长安十二时辰 skips nothing at the start or end of its episodes"
+    )
+    await bounded(player.play_book("长安十二时辰", section=2))
+    await bounded(player.set_skip(intro=0.5))
+    assert (
+        "skipping the first 0.5 seconds of each episode"
+        in (await bounded(player.get_status()))["message"]
+    )
+
+
 # -- sleep ----------------------------------------------------------------------------------
 
 
@@ -392,6 +479,45 @@ async def test_sleep_at_the_end_of_a_plain_episode_stops_before_the_next(
     mark = player.store.last_bookmark()
     assert (mark.section, mark.position) == (2, 0.0)  # "continue" starts the next one
     assert (await bounded(player.resume()))["now"]["episode"] == 2
+
+
+async def test_next_episode_then_sleep_at_its_end_stops_after_the_new_one(make_player, library):
+    """ "Next episode, and stop after it" in one turn: the episode that ends the listening
+    is the new one, heard to its end, and the one after it does not start."""
+    player = await make_player(library_paths=[library], sink=RecordingSink(speed=4.0))
+    await bounded(player.play_book("西游记", section=1))
+    assert (await bounded(player.next_episode()))["now"]["episode"] == 2
+    playback = player.now.playback
+    result = await bounded(player.sleep_timer(end_of_episode=True))
+    assert result["end_of_episode"] and player.sleep_at_end
+    await wait_for_state(player, PlayerState.IDLE, 10)
+    assert playback.frames_written == pytest.approx(2.0 * RATE, abs=0.1 * RATE)  # all of 2
+    mark = player.store.last_bookmark()
+    assert (mark.section, mark.position) == (3, 0.0) and player.pending is None
+    assert not player.sleep_at_end
+    await asyncio.sleep(0.3)
+    assert player.state == PlayerState.IDLE and player.now is None
+
+
+async def test_next_chapter_then_sleep_at_its_end_pauses_at_that_chapters_end(
+    make_player, tmp_path, moby
+):
+    shelf(tmp_path / "lib", "白鲸记", moby)
+    sink = RecordingSink(speed=6.0)
+    player = await make_player(library_paths=[tmp_path / "lib"], sink=sink)
+    await bounded(player.play_book("白鲸记", section=1))
+    playback = player.now.playback
+    await wait_until(lambda: playback.frames_written > RATE // 2)
+    assert (await bounded(player.next_episode()))["now"]["episode"] == 2
+    written = playback.frames_written
+    await bounded(player.sleep_timer(end_of_episode=True))
+    await wait_for_state(player, PlayerState.PAUSED, 10)
+    assert player.now.playback is playback  # the same file, moved within
+    # chapter 2 heard to its end (to within the chunk on its way when the move came)
+    assert playback.frames_written - written == pytest.approx(3.0 * RATE, abs=0.06 * RATE)
+    assert player.now.episode.section == 3 and player.now.position == pytest.approx(0.0)
+    assert heard(sink) == pytest.approx(chapter_freq(1), abs=10)  # the last heard: chapter 2
+    assert not player.sleep_at_end
 
 
 async def test_a_timer_end_fades_out_then_pauses(make_player, library):

@@ -14,7 +14,17 @@ from player_fixtures import make_album, wait_until
 from agent import ToolRegistry, tool_from_function
 from player import BadInputError
 
-ROLES = {"title", "album-id", "episode", "page", "seconds", "percent", "minutes", "rate"}
+ROLES = {
+    "title",
+    "album-id",
+    "episode",
+    "page",
+    "seconds",
+    "percent",
+    "minutes",
+    "rate",
+    "episode-title",
+}
 ID = re.compile(r"\b(?:lib|rss|lv|json):[0-9a-z]+")
 
 
@@ -36,13 +46,24 @@ async def test_every_tool_carries_its_contract(make_player, library):
                 assert schema.get("x-role") in ROLES | {None}, (tool.name, name)
     props = {t.name: t.parameters["properties"] for t in tools}
     assert props["get_album_detail"]["album_id"]["x-role"] == "album-id"
-    assert props["play_book"]["section"]["minimum"] == 1
+    # a section may count from the end (-1: the last); a relative skip may take away
+    section = props["play_book"]["section"]
+    assert (section["minimum"], section["maximum"]) == (-9999, 9999)
+    assert "from the end" in section["description"]
+    words = props["play_book"]["episode_title"]  # not a book's title: a role of its own
+    assert (words["type"], words["maxLength"], words["x-role"]) == ("string", 100, "episode-title")
+    for name in ("intro", "outro"):
+        skip = props["set_skip"][name]
+        assert (skip["x-role"], skip["minimum"], skip["maximum"]) == ("seconds", -600, 600)
+    assert props["set_skip"]["relative"]["type"] == "boolean"
+    assert "skip" in props["get_status"]["about"]["enum"]
     assert props["search_album"]["page"]["maximum"] == 50
     assert props["set_volume"]["percent"] == {
         "type": "integer", "x-role": "percent", "minimum": 0, "maximum": 100,
         "description": "0 (silent) to 100 (full).",
     }  # fmt: skip
     assert "required" not in tools[2].parameters  # keyword and section may be left out
+    assert "required" not in next(t for t in tools if t.name == "set_skip").parameters
 
 
 async def test_results_are_data_and_one_speakable_message(make_player, library):

@@ -132,3 +132,63 @@ async def test_unknown_remote_album(make_player, server):
         (await bounded(player.get_album_detail("lv:424242")))["message"]
     with pytest.raises(NotFoundError, match="没有找到"):
         await bounded(player.search_album("nothing here"))
+
+
+async def test_next_episode_still_downloading_then_sleep_at_its_end(make_player, server, tones):
+    """ "Next episode, and stop after it" while the next one downloads: the timer waits for
+    it and stops at its end; it is not "nothing playing"."""
+    server.feeds["n.xml"] = rss_feed(
+        "三体 广播剧", [(f"第{i}集", server.url(f"/audio/n{i}.mp3"), i) for i in (1, 2, 3)]
+    )
+    server.audio["n1.mp3"] = AudioFile(tones["long"])
+    server.audio["n2.mp3"] = AudioFile(tones["long"], delay=0.1)
+    server.audio["n3.mp3"] = AudioFile(tones["long"])
+    player = await make_player(feeds=[server.url("/feeds/n.xml")], prefetch_next=False)
+    await bounded(player.play_book("三体", section=1))
+    await wait_for_state(player, PlayerState.PLAYING, 10)
+    assert "正在下载" in (await bounded(player.next_episode()))["message"]
+    assert player.pending is not None and player.now is None
+    result = await bounded(player.sleep_timer(end_of_episode=True))
+    assert result == {"message": "好的，这一集放完就停", "end_of_episode": True}
+    assert "这一集放完就停" in (await bounded(player.get_status()))["message"]
+    await wait_for_state(player, PlayerState.PLAYING, 10)
+    assert player.now.episode.section == 2
+    playback = player.now.playback
+    await wait_for_state(player, PlayerState.IDLE, 10)
+    assert playback.frames_written > 5.5 * 48000  # the 6 s episode heard to its end
+    mark = player.store.last_bookmark()
+    assert (mark.section, mark.position) == (3, 0.0) and player.pending is None
+    assert "n3.mp3" not in [n for n, _r in server.requests]  # the next one never started
+
+
+async def test_sleep_at_the_end_is_forgotten_when_the_episode_never_comes(
+    make_player, server, tones
+):
+    server.feeds["m.xml"] = rss_feed(
+        "坏书", [(f"第{i}集", server.url(f"/audio/m{i}.mp3"), i) for i in (1, 2)]
+    )
+    server.audio["m1.mp3"] = AudioFile(tones["long"], delay=0.1, status=404)
+    player = await make_player(feeds=[server.url("/feeds/m.xml")], prefetch_next=False)
+    await bounded(player.play_book("坏书", section=1))
+    await bounded(player.sleep_timer(end_of_episode=True))
+    assert player.sleep_at_end
+    await wait_for_state(player, PlayerState.IDLE, 10)
+    assert not player.sleep_at_end
+
+
+async def test_an_episode_title_of_a_remote_book_left_off(make_player, server, tones):
+    server.feeds["t.xml"] = rss_feed(
+        "三体 广播剧", [("第1集 科学边界", server.url("/audio/t1.mp3"), 1),
+                        ("第2集 射手和农场主", server.url("/audio/t2.mp3"), 2)],
+    )  # fmt: skip
+    for i in (1, 2):
+        server.audio[f"t{i}.mp3"] = AudioFile(tones["mp3"])
+    player = await make_player(feeds=[server.url("/feeds/t.xml")], prefetch_next=False)
+    await bounded(player.play_book("三体", section=1))
+    await wait_for_state(player, PlayerState.PLAYING, 10)
+    await bounded(player.stop())
+    del server.feeds["t.xml"]  # the feed is gone: its remembered copy names the episodes
+    result = await bounded(player.play_book("射手和农场主"))
+    assert result["message"] == "正在下载三体 广播剧第2集，稍等，下载好就播放"
+    await wait_for_state(player, PlayerState.PLAYING, 10)
+    assert player.now.episode.section == 2

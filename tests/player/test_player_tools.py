@@ -35,6 +35,9 @@ async def test_tools_are_typed_and_documented(make_player, library):
         typing.get_type_hints(tool)
     hints = typing.get_type_hints(player.play_book)
     assert hints["section"] == int | None and hints["keyword"] is str
+    assert (
+        hints["episode_title"] is str and typing.get_type_hints(player.set_skip)["relative"] is bool
+    )
     assert "Args:" in player.play_book.__doc__
 
 
@@ -353,3 +356,125 @@ async def test_a_tools_error_is_spoken_in_the_players_language_and_names_no_id(
     tool = next(t for t in player.tools() if t.__name__ == "get_album_detail")
     with pytest.raises(NotFoundError, match="No such album"):
         await bounded(tool("lib:c5340936b5"))
+
+
+# -- episodes by their place from the end, and by their title ------------------------------
+
+
+@pytest.fixture
+def hours(tmp_path) -> Path:
+    """长安十二时辰 (24 episodes), The Martian (sols 1, 9, 19, 29) and 午初, a book whose
+    title is also the words of one of 长安十二时辰's episode titles."""
+    root = tmp_path / "hours"
+    names = ["第一章 巳正", "第二章 午初", "第三章 未正", "第四章 未初", "第五章 申初",
+             "第六章 酉正（上）", "第七章 酉正（下）"]  # fmt: skip
+    names += [f"第{i}章" for i in range(8, 25)]
+    make_album(root, "长安十二时辰", names, seconds=0.5)
+    make_album(root, "The Martian", ["Sol 1", "Sol 9", "Sol 19", "Sol 29"], seconds=0.5)
+    make_album(root, "午初", ["第1集"], seconds=0.5)
+    return root
+
+
+async def test_a_negative_section_counts_from_the_end(make_player, hours, sink):
+    sink.speed = 1.0  # each episode still plays when the next call comes
+    player = await make_player(library_paths=[hours])
+    played = await bounded(player.play_book("长安十二时辰", section=-1))
+    assert played["now"]["episode"] == 24 and played["message"] == "正在播放长安十二时辰第24集"
+    assert (await bounded(player.play_book("长安十二时辰", section=-2)))["now"]["episode"] == 23
+    assert (await bounded(player.play_book(section=-24)))["now"]["episode"] == 1  # this book
+    with pytest.raises(NotFoundError, match="长安十二时辰只有24集，没有倒数第25集"):
+        await bounded(player.play_book("长安十二时辰", section=-25))
+    with pytest.raises(BadInputError, match="集数从1开始"):
+        await bounded(player.play_book("长安十二时辰", section=0))
+    assert player.now.episode.section == 1  # nothing else started
+    # The count is of episodes, not section numbers: the last sol is 29, the one before 19.
+    assert (await bounded(player.play_book("The Martian", section=-1)))["now"]["episode"] == 29
+    assert (await bounded(player.play_book("The Martian", section=-2)))["now"]["episode"] == 19
+    player.language = "en"
+    with pytest.raises(NotFoundError, match="has 4 episodes; there is no episode 5 from the end"):
+        await bounded(player.play_book("The Martian", section=-5))
+    with pytest.raises(NotFoundError, match=r"has 4 episodes; there is no episode 30$"):
+        await bounded(player.play_book("The Martian", section=30))
+
+
+def test_episode_titles_match_folded_and_as_whole_tokens():
+    from player.models import Episode
+    from player.tools import episodes_titled, title_tokens
+
+    assert title_tokens("第四章 未初") == ["第", "四", "章", "未", "初"]
+    assert title_tokens("Sol 19") == ["sol", "19"] and title_tokens("SOL9") == ["sol", "9"]
+    titles = ["第四章 未初", "第五章 申初", "Sol 9", "Sol 19", "Chapter 2: The Carpet-Bag",
+              "第六章 酉正（上）", "第七章 酉正（下）", "12"]  # fmt: skip
+    episodes = [Episode("lib:x", i, t, f"/x/{i}.mp3") for i, t in enumerate(titles, 1)]
+
+    def named(words: str) -> list[str]:
+        return [e.title for e in episodes_titled(episodes, words)]
+
+    assert named("未初") == ["第四章 未初"]
+    assert named("未 初") == ["第四章 未初"]  # spaces ignored
+    assert named("第四章未初") == ["第四章 未初"]
+    assert named("sol 9") == ["Sol 9"] and named("Sol9") == ["Sol 9"]
+    assert named("sol 19") == ["Sol 19"]
+    assert named("sol") == ["Sol 9", "Sol 19"]  # in both: the caller decides
+    assert named("ol 9") == []  # whole words only
+    assert named("the carpet bag") == ["Chapter 2: The Carpet-Bag"]
+    assert named("THE CARPET-BAG") == ["Chapter 2: The Carpet-Bag"]
+    assert named("carpet ba") == []
+    assert named("初") == []  # one character: equal titles only
+    assert named("12") == ["12"] and named("2") == []  # digits: equal titles only
+    assert named("酉正") == ["第六章 酉正（上）", "第七章 酉正（下）"]
+    assert named("酉正上") == ["第六章 酉正（上）"]
+    assert named("") == [] and named("  ") == []
+
+
+async def test_a_keyword_naming_an_episode_of_the_book_heard_plays_it(make_player, hours, sink):
+    sink.speed = 1.0
+    player = await make_player(library_paths=[hours])
+    # Nothing loaded, nothing left off: a title of no book is not found, as before.
+    missed = await bounded(player.play_book("未初"))
+    assert missed["message"].startswith("没有找到“未初”") and player.state == PlayerState.IDLE
+    await bounded(player.play_book("长安十二时辰", section=1))
+    played = await bounded(player.play_book("未初"))
+    assert played["message"] == "正在播放长安十二时辰第4集 未初"
+    assert played["now"]["title"] == "长安十二时辰" and played["now"]["episode"] == 4
+    assert (await bounded(player.play_book("第三章 未正")))["now"]["episode"] == 3
+    # Two episodes hold 酉正, 初 is one character: not found, and nothing else starts.
+    for keyword in ("酉正", "初"):
+        result = await bounded(player.play_book(keyword))
+        assert "now" not in result or result["now"]["episode"] == 3, result
+        assert not result.get("albums") and player.now.episode.section == 3
+    # A book of that title wins over an episode's title.
+    assert (await bounded(player.play_book("午初")))["now"]["title"] == "午初"
+    # With nothing loaded, the book left off last is the one whose episodes are named.
+    await bounded(player.play_book("长安十二时辰", section=1))
+    await bounded(player.stop())
+    assert (await bounded(player.play_book("申初")))["now"]["episode"] == 5
+    # Latin titles: whole words, spaces and case ignored.
+    await bounded(player.play_book("The Martian", section=1))
+    assert (await bounded(player.play_book("sol 9")))["now"]["episode"] == 9
+    assert (await bounded(player.play_book("SOL19")))["now"]["episode"] == 19
+    assert (await bounded(player.play_book("sol")))["total"] == 0  # four sols: which?
+    assert player.now.episode.section == 19
+
+
+async def test_episode_title_plays_that_episode_of_the_book(make_player, hours, sink):
+    sink.speed = 1.0
+    player = await make_player(library_paths=[hours])
+    played = await bounded(player.play_book("长安十二时辰", episode_title="未初"))
+    assert played["message"] == "正在播放长安十二时辰第4集 未初"
+    # No keyword: the book loaded now; several titles hold the words: the first.
+    assert (await bounded(player.play_book(episode_title="酉正")))["now"]["episode"] == 6
+    assert (await bounded(player.play_book(episode_title="酉正 下")))["now"]["episode"] == 7
+    with pytest.raises(NotFoundError, match="长安十二时辰里没有叫“子时”的一集"):
+        await bounded(player.play_book("长安十二时辰", episode_title="子时"))
+    assert player.now.episode.section == 7 and player.state == PlayerState.PLAYING
+    await bounded(player.stop())
+    # Nothing loaded: the book left off.
+    assert (await bounded(player.play_book(episode_title="申初")))["now"]["episode"] == 5
+    player.language = "en"
+    tool = next(t for t in player.tools() if t.__name__ == "play_book")  # as the agent calls
+    played = await bounded(tool("The Martian", episode_title="sol 19"))
+    assert played["message"] == "Playing The Martian, episode 19: Sol 19"
+    with pytest.raises(NotFoundError, match=r'^The Martian has no episode called "Sol 99"$'):
+        await bounded(tool("The Martian", episode_title="Sol 99"))
+    assert player.now.episode.section == 19

@@ -49,7 +49,22 @@ def test_every_plain_cue_read_alone_asks_for_its_tool(language: str, tool: str, 
 
 
 STEPS = {"faster": {"step": 1}, "slower": {"step": -1}, "normal": {"rate": 1.0}}
-"""What each kind of set_speed cue asks for."""
+"""What each kind of set_speed cue asks for ("ask" asks which way: its own test)."""
+
+
+@pytest.mark.parametrize(
+    ("language", "word"),
+    [
+        (language, word)
+        for language in LANGUAGES
+        for word, cues in load(language).cues.items()
+        for cue in cues
+        if (cue.tool, cue.kind) == ("set_speed", "ask")
+    ],
+)
+def test_every_speed_cue_without_a_way_asks_faster_or_slower(language: str, word: str) -> None:
+    reading = read(word, language, INDEX)
+    assert (reading.calls, reading.clarify) == ((), "speed"), (word, reading.why)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +74,7 @@ STEPS = {"faster": {"step": 1}, "slower": {"step": -1}, "normal": {"rate": 1.0}}
         for language in LANGUAGES
         for word, cues in load(language).cues.items()
         for cue in cues
-        if cue.tool == "set_speed"
+        if cue.tool == "set_speed" and cue.kind in STEPS
     ],
 )
 def test_every_speed_cue_read_alone_changes_the_speed(

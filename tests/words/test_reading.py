@@ -429,3 +429,99 @@ def test_more_commands_read_whole(utterance: str, expected: list) -> None:
 )
 def test_half_the_volume_and_a_noise_too_loud(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("片头再多跳八秒", [("set_skip", {"intro": 8, "relative": True})]),
+        ("片尾少跳三秒吧", [("set_skip", {"outro": -3, "relative": True})]),
+        ("片尾也跳掉，大约二十秒", [("set_skip", {"outro": 20})]),
+        ("片头跳两分钟", [("set_skip", {"intro": 120})]),
+        ("片头片尾都不要跳了", [("set_skip", {"intro": 0, "outro": 0})]),
+        ("片头设成十秒，不对，十二秒", [("set_skip", {"intro": 12})]),
+        ("片尾别跳那么久，十秒够了", [("set_skip", {"outro": 10})]),
+        ("skip a couple more seconds of the outro", [("set_skip", {"outro": 5, "relative": True})]),
+        ("skip the intro two minutes, and the outro fifteen",
+         [("set_skip", {"intro": 120, "outro": 15})]),
+        ("the credits at the end of each chapter, skip them, forty seconds",
+         [("set_skip", {"outro": 40})]),
+        ("no more skipping the outro", [("set_skip", {"outro": 0})]),
+        ("skip the first 20 seconds, no wait, make it 35", [("set_skip", {"intro": 35})]),
+        ("片头现在跳了几秒", [("get_status", {"about": "skip"})]),
+        ("how many seconds of the outro do you skip?", [("get_status", {"about": "skip"})]),
+        ("keep the intro skip", []),
+    ],
+)  # fmt: skip
+def test_a_request_about_the_skip_is_read_whole(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "what"),
+    [
+        ("每集开头那段音乐太长了，跳过去吧", "skip"),
+        ("skip the opening music", "skip"),
+        ("换个速度", "speed"),
+        ("change the speed", "speed"),
+        ("待会儿就关了吧", "when"),
+        ("turn it off in a bit", "when"),
+        ("嗯……这个……那个", "what"),
+        ("um, uh, hmm", "what"),
+    ],
+)
+def test_a_change_without_its_amount_asks(utterance: str, what: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert (reading.calls, reading.clarify) == ((), what), reading.why
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("放西游记最后一集", [("play_book", {"keyword": "西游记", "section": -1})]),
+        ("倒数第三章", [("play_book", {"section": -3})]),
+        ("jump to the final chapter", [("play_book", {"section": -1})]),
+        ("play the penultimate chapter of Dracula", [("play_book", {"keyword": "Dracula", "section": -2})]),
+        ("take me back to the last chapter", [("previous_episode", {})]),
+        ("往后再跳三集", [("next_episode", {})] * 3),
+        ("往回退两章", [("previous_episode", {})] * 2),
+        ("放西游记第八集，哦不对，第九集", [("play_book", {"keyword": "西游记", "section": 9})]),
+        ("play chapter 2, i mean chapter 3", [("play_book", {"section": 3})]),
+        ("西游记，放石猴那一集", [("play_book", {"keyword": "西游记", "episode_title": "石猴"})]),
+    ],
+)  # fmt: skip
+def test_episodes_counted_from_the_end_in_steps_corrected_or_by_title(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("改成一点二五倍，奶奶说跟不上", [("set_speed", {"rate": 1.25})]),
+        ("调成零点五倍", [("set_speed", {"rate": 0.5})]),
+        ("调慢一点点", [("set_speed", {"step": -1})]),
+        ("他太快了", [("set_speed", {"step": -1})]),
+        ("she talks a bit too slow", [("set_speed", {"step": 1})]),
+        ("one point five", [("set_speed", {"rate": 1.5})]),
+        ("is this double speed?", [("get_status", {})]),
+        ("which track is this?", [("get_status", {})]),
+        ("把音量弄到三十", [("set_volume", {"percent": 30})]),
+        ("crank it all the way up", [("set_volume", {"percent": 100})]),
+        ("go to the two minute mark", [("seek", {"seconds": 120})]),
+        ("switch yourself off in twenty minutes", [("sleep_timer", {"minutes": 20})]),
+        ("这章放完也别停", [("sleep_timer", {"minutes": 0})]),
+        ("取消集末暂停", [("sleep_timer", {"minutes": 0})]),
+        ("这一集讲完会不会自动停？", [("get_status", {"about": "sleep"})]),
+        ("先放下一集，放完那集就关", [("next_episode", {}), ("sleep_timer", {"end_of_episode": True})]),
+        ("keep it going till the end of the chapter and then stop",
+         [("resume", {}), ("sleep_timer", {"end_of_episode": True})]),
+        ("听三国演义，放个半小时就行", [("play_book", {"keyword": "三国演义"}), ("sleep_timer", {"minutes": 30})]),
+        ("我想听鬼灭之刃，给我放一个", [("play_book", {"keyword": "鬼灭之刃"})]),
+        ("把西游记从第五集放起", [("play_book", {"keyword": "西游记", "section": 5})]),
+        ("这书是谁念得", [("get_status", {"about": "narrator"})]),
+    ],
+)  # fmt: skip
+def test_speed_volume_seek_timer_and_play_in_more_words(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

@@ -622,10 +622,13 @@ class Player(PlayerTools):
                 position = await self._start(detail, episode, path, position)
             if path is not None:
                 intro = self.book_settings(detail.album)[1]
+                chapter = episode.is_chapter  # a chapter of a file is said as one
                 if position > 1 and abs(position - intro) > 0.5:
-                    return say(self.language, "resuming", album=detail.album.title,
-                               section=episode.section, time=clock(self.language, position))  # fmt: skip
+                    return say(self.language, "resuming_chapter" if chapter else "resuming",
+                               album=detail.album.title, section=episode.section,
+                               time=clock(self.language, position))  # fmt: skip
                 key = "playing_cached" if episode.is_remote else "playing_local"
+                key = "playing_chapter" if chapter else key
                 return say(self.language, key, album=detail.album.title, section=episode.section,
                            title=title_part(self.language, episode, detail.album.title))  # fmt: skip
             self._stop_current()

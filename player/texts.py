@@ -29,6 +29,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "left_at": ("；上次听到第{section}集{time}", "; last listened: episode {section} at {time}"),
     "playing_local": ("正在播放{album}第{section}集{title}", "Playing {album}, episode {section}{title}"),
     "resuming": ("从第{section}集{time}处继续播放{album}", "Resuming {album} at episode {section}, {time}"),
+    "resuming_chapter": ("从第{section}章{time}处继续播放{album}", "Resuming {album} at chapter {section}, {time}"),
+    "playing_chapter": ("正在播放{album}第{section}章{title}", "Playing {album}, chapter {section}{title}"),
     "downloading": ("正在下载{album}第{section}集，稍等，下载好就播放", "Downloading {album} episode {section}; it will play when ready"),
     "paused": ("已暂停{album}第{section}集", "Paused {album}, episode {section}"),
     "resumed": ("继续播放{album}第{section}集", "Resumed {album}, episode {section}"),

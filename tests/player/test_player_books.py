@@ -128,7 +128,7 @@ async def test_play_book_section_2_starts_at_the_second_chapter(make_player, tmp
     sink.speed = 2.0  # a 3 s chapter lasts 1.5 s
     player = await make_player(library_paths=[tmp_path / "lib"])
     result = await bounded(player.play_book("白鲸记", section=2))
-    assert result["message"] == "正在播放白鲸记第2集 The Carpet-Bag"
+    assert result["message"] == "正在播放白鲸记第2章 The Carpet-Bag"
     now = result["now"]
     assert now["episode"] == 2 and now["episode_title"] == "The Carpet-Bag"
     assert now["position"] < 1.0 and now["duration"] == 3.0
@@ -149,7 +149,7 @@ async def test_next_chapter_of_the_same_file_plays_on_in_the_open_file(
     await bounded(player.play_book("白鲸记", section=2))
     playback = player.now.playback
     result = await bounded(player.next_episode())
-    assert result["message"] == "正在播放白鲸记第3集 The Spouter-Inn"
+    assert result["message"] == "正在播放白鲸记第3章 The Spouter-Inn"
     assert result["now"]["episode"] == 3 and result["now"]["position"] < 1.0
     assert player.now.playback is playback  # the same worker and open file: a seek within it
     await wait_until(lambda: player.now.position > 0.3)
@@ -218,7 +218,7 @@ async def test_kill_during_a_chapter_resumes_in_that_chapter(tmp_path, make_play
     )
     child = await spawn("chapter", str(tmp_path / "state"), str(tmp_path / "cache"), str(library))
     try:
-        assert "正在播放长篇第2集 承" in await wait_ready(child)
+        assert "正在播放长篇第2章 承" in await wait_ready(child)
         await asyncio.sleep(2.0)
     finally:
         await kill(child)
@@ -226,7 +226,7 @@ async def test_kill_during_a_chapter_resumes_in_that_chapter(tmp_path, make_play
     mark = player.store.last_bookmark()
     assert mark is not None and mark.section == 2 and 1.0 <= mark.position <= 2.8
     result = await bounded(player.play_book("长篇"))
-    assert result["message"].startswith("从第2集"), result
+    assert result["message"].startswith("从第2章"), result
     assert player.now.episode.section == 2
     assert player.now.position == pytest.approx(mark.position, abs=0.3)
     assert player.now.playback.position == pytest.approx(4.0 + mark.position, abs=0.3)

@@ -98,7 +98,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "bad_sleep": ("定时要在0到600分钟之间", "The sleep timer must be 0 to 600 minutes"),
     "sleep_episode": ("好的，这一集放完就停", "Playback will stop at the end of this episode"),
     "status_sleep_episode": ("这一集放完就停", "stopping at the end of this episode"),
-    "about_sleep_episode": ("这一集放完就停止播放", "Playback stops at the end of this episode"),
+    "about_sleep_episode": ("这一集放完就停止播放", "Playback will stop at the end of this episode"),
     "volume_bedtime": ("现在是睡觉时间，音量最高{volume}%，已调到{volume}%", "It's bedtime: the volume limit is {volume}%; set to {volume}%"),
     "volume_top_bedtime": ("现在是睡觉时间，音量已经是最大的{volume}%了", "It's bedtime: the volume is already at its limit, {volume}%"),
     "volume_min": ("音量最低{volume}%，已调到{volume}%", "The volume can't go below {volume}%; set to {volume}%"),

@@ -34,6 +34,7 @@ _CN = "零〇一二两三四五六七八九十百"
 _DURATION_PART = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
     r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
+    r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?P<and_half>\s+and\s+a\s+half)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
     r"(?P<and_half2>\s+and\s+a\s+half)?"
@@ -41,7 +42,6 @@ _DURATION_PART = re.compile(
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
     r"(?![\w-]|\s+(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b))?"
-    r"|\b(?P<half_en>half\s+an?\s+(?P<half_unit>hour|minute))\b"
     r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
     re.IGNORECASE,

@@ -38,7 +38,7 @@ RANK = {
     ("sleep_timer", "cancel"): 95,
     ("sleep_timer", "episode_end"): 85,
     ("sleep_timer", "vague"): 84,
-    ("set_speed", "ask"): 73,
+    ("set_speed", "ask"): 65,
     ("play_book", "replay"): 90,
     ("play_book", "from_start"): 89,
     ("play_book", "other_book"): 88,
@@ -370,6 +370,8 @@ class Scanner:
                 return not commands and (marked or bool(info))
             if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
                 return True
+            if re.match(r"(?:will|would|does|is) it\b|is it going to\b", lead):
+                return True  # "will it keep going into the next chapter?": how it behaves
             return marked and not commands
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)

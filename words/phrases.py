@@ -27,14 +27,14 @@ LANGUAGES = ("zh", "en")
 
 _LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words",
               "intro_topic", "outro_topic", "intro_weak", "outro_weak", "verbs", "more_words",
-              "less_words", "off_words", "keep_words", "ask_words"}  # fmt: skip
+              "less_words", "off_words", "keep_words", "ask_words", "both_words"}  # fmt: skip
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
     "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
     "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words",
-    "head_lead", "corrections", "hesitations",
+    "head_lead", "corrections", "hesitations", "cancel_words", "volume_nouns",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

@@ -141,6 +141,7 @@ _EPISODE_MARKED = re.compile(
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
     r"|(?<!each )(?<!every )\b(?:episode|chapter|ep|section|track)\s*(?:number\s*)?(?P<en>\d+)\b"
     r"|\bpart\s+(?P<part>\d+)\b"
+    r"|(?<=to )number\s+(?P<num>\d+)\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
     r"twelfth|\d+(?:st|nd|rd|th))\s+(?:episode|chapter|part|section)\b"
     r"|\bthe\s+(?P<ord2>second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
@@ -273,7 +274,7 @@ class _Reader:
             return -2 if match.group("back2").lower() in ("second", "2nd") else -3
         if match.group("pen") is not None:
             return -2
-        for group in ("zh", "zh2", "en", "part"):
+        for group in ("zh", "zh2", "en", "part", "num"):
             if match.group(group):
                 return int(match.group(group))
         if match.group("ord") or match.group("ord2"):
@@ -379,6 +380,9 @@ class _Reader:
         questions = [(c, h) for c, h in acts if c.question]
         if questions and commands and all(self.scan.interjection(c) for c, _ in commands):
             commands = []  # "wait, which book is this again?": a question, not a pause
+        elif any(not self.scan.interjection(c) for c, _ in commands):
+            # "wait, what did she say? go back ten seconds": the seek, no pause
+            commands = [(c, h) for c, h in commands if not self.scan.interjection(c)]
         chosen = commands or [(c, h) for c, h in acts if h.tool not in COMMANDS]
         if commands:
             # "先别放，我就问问这集还差几分钟到头": the question is answered beside the command
@@ -522,7 +526,36 @@ class _Reader:
             and "§E" not in playback[0].text
         ):  # "每集开头那段音乐烦死了，给我跳过去": the skip's verb, not the next episode;
             del kept["playback"]  # "…，开头几句都没了": a remark on the skip, no book
+        playback, sleep = kept.get("playback"), kept.get("sleep")
+        if sleep and sleep[1].tool == "sleep_timer" and "episode_end" in sleep[1].args:
+            if any(
+                said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+                for c in self.clauses[self.clauses.index(sleep[0]) :]
+                for w in self.phrases(script_of(c.text)).words("cancel_words")
+            ):  # "cancel the stop at the end of the chapter", "…这章完了就停的那个，取消掉"
+                kept["sleep"] = (sleep[0], Hit("sleep_timer", "cancel", 0, 0))
+            elif (
+                playback
+                and playback[0] is not sleep[0]
+                and playback[1].tool in ("stop", "pause")
+                and playback[1].kind == "cues"
+            ):  # "听完这一集咱们就睡觉了。这集放完就停": the stop is the timer's
+                del kept["playback"]
+                playback = None
         speed, volume = kept.get("speed"), kept.get("volume")
+        if (
+            speed
+            and volume
+            and volume[0] is not speed[0]
+            and speed[1].kind in ("faster", "slower")
+            and volume[1].tool in ("volume_up", "volume_down")
+            and volume[1].kind == "cues"
+            and not any(
+                said_in(w, PLACEHOLDER.sub(" ", volume[0].text), script_of(volume[0].text))
+                for w in self.phrases(script_of(volume[0].text)).words("volume_nouns")
+            )
+        ):  # "way too fast for the kids, bring it down a notch": the speed, down a step
+            del kept["volume"]
         if (
             speed
             and volume
@@ -588,6 +621,20 @@ class _Reader:
     def _act(self, clause: Clause) -> Hit | None:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
         live = [h for h in clause.hits if not h.negated]
+        held = [h for h in live if h.tool == "pause"]
+        if (
+            clause.later
+            and held
+            and not strip_words(
+                PLACEHOLDER.sub(" ", clause.text[: held[0].start] + clause.text[held[0].end :]),
+                self.phrases(script_of(clause.text)).words("fillers"),
+                script_of(clause.text),
+            )
+        ):
+            return held[0]  # "等会儿啊": wait, now; no plan for later follows in its clause
+        skip = self._skip_topic(clause)  # a skip is a setting from now on ("以后…开头都跳过")
+        if skip is not None:
+            return skip if skip.kind != "keep" else None
         if clause.later:  # a plan for later: its commands are not for now (a timer is)
             live = [
                 h
@@ -605,9 +652,6 @@ class _Reader:
             script,
         ):
             return None  # "no wait", "哦不对": a correction asks for nothing itself
-        skip = self._skip_topic(clause)
-        if skip is not None:
-            return skip if skip.kind != "keep" else None
         if id(clause) in self._given and not clause.titles and "§E" not in clause.text:
             return None
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
@@ -619,6 +663,12 @@ class _Reader:
             and self._asks_yes_no(clause)
             and any(h.tool == "sleep_timer" for h in live)
         ):  # "are you going to stop after this chapter?": what the timer is set to
+            return Hit("get_status", "sleep", 0, 0)
+        if (
+            clause.question
+            and self._asks_yes_no(clause)
+            and any(h.tool in ("resume", "next_episode") or h.kind == "continue" for h in live)
+        ):  # "will it keep going into the next chapter?", "会不会一直放下去": the timer
             return Hit("get_status", "sleep", 0, 0)
         if clause.question and any(h.tool == "set_speed" for h in live):
             return Hit("get_status", "now", 0, 0)  # "is this normal speed?": what it plays at
@@ -949,6 +999,7 @@ class _Reader:
             said = re.findall(r"§E(-?\d+)§", other.text)
             if said and (
                 not other.titles
+                or not clause.titles  # "挽救计划我听到第二十章了，从那儿接着来"
                 or {n.title for n in other.titles} <= {n.title for n in clause.titles}
             ):
                 return int(said[-1])  # "神雕侠侣，第十二集"
@@ -980,6 +1031,15 @@ class _Reader:
                 *self.en.tools["seek"].get("backward", ()),
             }
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
+        named = re.search(
+            r"\bto\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
+            clause.text[hit.end :],
+        )
+        if named:  # "jump ahead to Sol twelve": an episode's title, not a step
+            said = named.group(2)
+            n = int(said) if said.isdigit() else english_number(said)
+            if n is not None:
+                return Call("play_book", {"keyword": f"{named.group(1)} {n}"})
         step = int(p.tools["seek"].get("default_seconds", 30))
         if len(self.durations) == 1 and "§D" not in clause.text:
             # "back up a little, like fifteen seconds": the amount said in a clause of its own
@@ -1027,37 +1087,48 @@ class _Reader:
         def said(key: str, piece: str = text) -> list[str]:
             return [w for w in data.get(key, ()) if said_in(w, piece, script)]
 
+        verb = any(
+            said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+            for c in self.clauses
+            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
+        )
+
         def ends_in(piece: str) -> set[str]:
             found = set()
             first = re.search(r"\b(?:skip|skipping|cut|trim|drop)\s+(?:off\s+)?the\s+"
                               r"(first|last)\s+§D", piece)  # fmt: skip
             if first:  # "skip the first 30 seconds": the start of every episode
                 found.add("intro" if first.group(1) == "first" else "outro")
+            if verb:  # "把最后二十秒给我跳了", "开头都跳过一分钟"
+                if re.search(r"(?:最后|结尾|末尾)[^，。！？§]{0,4}§D", piece):
+                    found.add("outro")
+                if re.search(r"(?:开头|最前面|前面)[^，。！？§]{0,4}§D", piece):
+                    found.add("intro")
             piece = PLACEHOLDER.sub(" ", piece)
-            verb = any(
-                said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-                for c in self.clauses
-                for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
-            )
             for end in ("intro", "outro"):
                 if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
                     found.add(end)
             return found
 
         ends = ends_in(clause.text)
+        if not ends and said("both_words") and said("off_words"):
+            ends = {"intro", "outro"}  # "turn off all the skipping stuff"
         if not ends:
             return None
         if said("keep_words") and not said("verbs"):
             return Hit("set_skip", "keep", 0, 0)
-        if clause.question or said("ask_words"):
+        changes = said("more_words") or said("less_words")
+        if (clause.question or said("ask_words")) and not changes:
             return Hit("get_status", "skip", 0, 0)
         amounts = self._amounts(clause)
         sign_here = True  # a word of more or fewer counts with an amount of its own clause
         sign = 1 if said("more_words") else -1 if said("less_words") else 0
         at = next((i for i, c in enumerate(self.clauses) if c is clause), len(self.clauses))
+        followers: list[Clause] = []
         for later in self.clauses[at + 1 :]:
             if ends_in(later.text):
                 break
+            followers.append(later)
             free = not any(h.tool in COMMANDS and not h.negated for h in later.hits)
             claimed = any(h.kind == "pattern" and "d" in h.args for h in later.hits)
             if not claimed:
@@ -1075,6 +1146,13 @@ class _Reader:
                 amounts += given
         if amounts and not sign_here:
             sign = 0
+        acted = said("verbs") or said("off_words") or changes or amounts
+        if not acted and not any(
+            said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+            for c in followers
+            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
+        ):
+            return Hit("set_skip", "keep", 0, 0)  # "…，还是能听到那个开场白": a remark
         if amounts:
             value = amounts[-1]
             if sign:

@@ -525,3 +525,34 @@ def test_episodes_counted_from_the_end_in_steps_corrected_or_by_title(
 )  # fmt: skip
 def test_speed_volume_seek_timer_and_play_in_more_words(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("片头再少跳几秒", [("set_skip", {"intro": -5, "relative": True})]),
+        ("每章最后那段片尾曲，给我跳掉十五秒", [("set_skip", {"outro": 15})]),
+        ("以后每集开头都跳过半分钟", [("set_skip", {"intro": 30})]),
+        ("片头又多跳了十秒，还是能听见那段前奏", [("set_skip", {"intro": 10, "relative": True})]),
+        ("the intro skip is too short, bump it up by five seconds",
+         [("set_skip", {"intro": 5, "relative": True})]),
+        ("quit skipping the endings", [("set_skip", {"outro": 0})]),
+        ("switch off all the skipping", [("set_skip", {"intro": 0, "outro": 0})]),
+        ("听完这集我们就睡觉啦。这一集放完就关", [("sleep_timer", {"end_of_episode": True})]),
+        ("scrap the stop at the end of this episode", [("sleep_timer", {"minutes": 0})]),
+        ("这一集完了就关的那个，撤销", [("sleep_timer", {"minutes": 0})]),
+        ("放完这章不要自动放下一章了", [("sleep_timer", {"end_of_episode": True})]),
+        ("will it go on to the next episode by itself?", [("get_status", {"about": "sleep"})]),
+        ("它会不会一直放下去", [("get_status", {"about": "sleep"})]),
+        ("way too quick for grandma, bring it down a bit", [("set_speed", {"step": -1})]),
+        ("quadruple speed, no, make that 1.5", [("set_speed", {"rate": 1.5})]),
+        ("hang on, what was that? back up twenty seconds", [("seek", {"seconds": -20, "relative": True})]),
+        ("skip ahead to lesson four", [("play_book", {"keyword": "lesson 4"})]),
+        ("等会儿", [("pause", {})]),
+        ("都有哪些什么书可以听", [("list_albums", {})]),
+    ],
+)  # fmt: skip
+def test_skips_timers_and_corrections_in_the_listeners_words(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

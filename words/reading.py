@@ -1087,11 +1087,7 @@ class _Reader:
         def said(key: str, piece: str = text) -> list[str]:
             return [w for w in data.get(key, ()) if said_in(w, piece, script)]
 
-        verb = any(
-            said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-            for c in self.clauses
-            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
-        )
+        verb = self._skip_verb_in(self.clauses)
 
         def ends_in(piece: str) -> set[str]:
             found = set()
@@ -1131,41 +1127,41 @@ class _Reader:
             followers.append(later)
             free = not any(h.tool in COMMANDS and not h.negated for h in later.hits)
             claimed = any(h.kind == "pattern" and "d" in h.args for h in later.hits)
-            if not claimed:
-                given = self._amounts(later, numbers=free)
-                if given:
-                    # "shorter than that, make it 10": the amount is all; "…，少跳五秒": its
-                    # own word of fewer
-                    sign_here = bool(
-                        said("more_words", later.text) or said("less_words", later.text)
-                    )
-                    if sign_here:
-                        sign = 1 if said("more_words", later.text) else -1
-                if given:
-                    self._given.add(id(later))  # "十五秒就够了": its words are the amount's
+            given = [] if claimed else self._amounts(later, numbers=free)
+            if given:
+                # "shorter than that, make it 10": the amount is all; "…，少跳五秒": its own
+                # word of fewer
+                sign_here = bool(said("more_words", later.text) or said("less_words", later.text))
+                if sign_here:
+                    sign = 1 if said("more_words", later.text) else -1
+                self._given.add(id(later))  # "十五秒就够了": its words are the amount's
                 amounts += given
         if amounts and not sign_here:
             sign = 0
         acted = said("verbs") or said("off_words") or changes or amounts
-        if not acted and not any(
-            said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-            for c in followers
-            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
-        ):
+        if not acted and not self._skip_verb_in(followers):
             return Hit("set_skip", "keep", 0, 0)  # "…，还是能听到那个开场白": a remark
         if amounts:
             value = amounts[-1]
             if sign:
                 return Hit("set_skip", "topic", 0, 0,
-                           {**dict.fromkeys(ends, sign * value), "relative": True})  # fmt: skip
-            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(ends, value))
+                           {**dict.fromkeys(sorted(ends), sign * value), "relative": True})  # fmt: skip
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), value))
         if said("off_words"):
-            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(ends, 0))
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), 0))
         if sign:
             step = int(data.get("step_seconds", 5))
             return Hit("set_skip", "topic", 0, 0,
-                       {**dict.fromkeys(ends, sign * step), "relative": True})  # fmt: skip
+                       {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
+
+    def _skip_verb_in(self, clauses: list[Clause]) -> bool:
+        """True when a verb of skipping ("跳", "skip", "cut") is said in one of `clauses`."""
+        return any(
+            said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+            for c in clauses
+            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
+        )
 
     @staticmethod
     def _amounts(clause: Clause, numbers: bool = True) -> list[int]:

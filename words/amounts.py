@@ -160,7 +160,16 @@ def clock_spans(text: str) -> list[tuple[int, int]]:
         if m.group().strip() not in ("一点", "1点")
         and not (
             m.group().rstrip().endswith("点")
-            and re.match(r"[零〇一二三四五六七八九]{1,2}倍", text[m.end() :])
+            and (
+                re.match(r"\s*[零〇一二三四五六七八九]{1,2}\s*倍", text[m.end() :])
+                or (  # "语速调到零点七五": a decimal; "零点三十分" is a time
+                    m.group().strip()[:1] in "零〇"
+                    and re.match(
+                        r"\s*[零〇一二三四五六七八九]{1,2}(?![\s零〇一二三四五六七八九十]*分)",
+                        text[m.end() :],
+                    )
+                )
+            )
         )
     ]
 

@@ -444,6 +444,15 @@ class _Reader:
                 and self._keyword(*held) not in ("", "的")
             ):
                 continue  # "儿子想听斗罗大陆，给他放一个": the words after the first verb say which
+            if (
+                held
+                and held[1].tool == "play_book"
+                and "§E" in held[0].text
+                and hit.tool in ("stop", "pause")
+                and hit.kind == "cues"
+                and re.search(r"[那这两几\d一二三四五六七八九十]\s*[集回章节]", clause.text)
+            ):
+                continue  # "放第四十三回，中间那两回不听了": the episodes passed over, no stop
             if held and group == "skip" and (held[1].kind, hit.kind) == ("topic", "topic"):
                 # "skip intro one minute, and outro thirty": both ends, each its own amount
                 hit = Hit(hit.tool, hit.kind, hit.start, hit.end, {**held[1].args, **hit.args})
@@ -654,6 +663,9 @@ class _Reader:
             return None  # "no wait", "哦不对": a correction asks for nothing itself
         if id(clause) in self._given and not clause.titles and "§E" not in clause.text:
             return None
+        cancel = [h for h in clause.hits if (h.tool, h.kind) == ("sleep_timer", "cancel")]
+        if cancel and not clause.question:  # "不用等这集完了再停": no timer, whatever else
+            return cancel[0]
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
         if unset and not clause.question:  # "don't stop at the end of the chapter": no timer
@@ -674,9 +686,17 @@ class _Reader:
             return Hit("get_status", "now", 0, 0)  # "is this normal speed?": what it plays at
         if clause.question:
             info = [h for h in live if h.tool not in COMMANDS]
-            ends = [h for h in live if h.kind == "episode_end"]
+            ends = [
+                h
+                for h in live
+                if h.kind == "episode_end"
+                or (  # "when this chapter finishes, just pause it"; not "how long till the end"
+                    "episode_end" in h.args
+                    and re.search(r"\b(?:stop|pause|off)\b|[停关]", clause.text[h.start : h.end])
+                )
+            ]
             if ends:  # "when this chapter ends, switch off": a time, not a question
-                return ends[-1]
+                return max(ends, key=lambda h: h.kind == "pattern")
             if not info:
                 return Hit("", "question", 0, 0)
             status = [h for h in info if h.tool == "get_status"]
@@ -930,8 +950,21 @@ class _Reader:
                 text,
             )
             if not found:
+                unit = re.search(
+                    r"\bfrom\s+(?!chapter\b|episode\b|part\b|the\b|a\b)([a-z]+)\s+"
+                    r"(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
+                    text,
+                )  # "put on the martian from sol ten": an episode's own name
+                n = None
+                if unit:
+                    said = unit.group(2)
+                    n = int(said) if said.isdigit() else english_number(said)
+                if n is not None:
+                    return f"{unit.group(1)} {n}"
                 continue
             words = (found.group("t") or found.group("e") or "").strip()
+            if words in ("这", "那", "上", "下", "哪", "每", "前", "后"):
+                words = ""
             if words and words not in ("这", "那", "上", "下", "哪", "每", "前", "后"):
                 return words
         return ""
@@ -1138,9 +1171,23 @@ class _Reader:
                 amounts += given
         if amounts and not sign_here:
             sign = 0
+        by = re.search(r"\bby\s+(?:about\s+|another\s+)?§D", clause.text)
+        if by and not sign:  # "drop the end skip by ten seconds": a change of it
+            fewer = re.search(r"\b(?:drop|cut|reduce|lower|down|shorten|trim)\b", text)
+            sign = -1 if fewer else 1
         acted = said("verbs") or said("off_words") or changes or amounts
         if not acted and not self._skip_verb_in(followers):
             return Hit("set_skip", "keep", 0, 0)  # "…，还是能听到那个开场白": a remark
+        spelled = re.sub(r"§D(\d+)§", r" \1 ", clause.text)
+        own = [s.value for s in numbers_said(PLACEHOLDER.sub(" ", spelled), lone_one=False)]
+        if len(ends) == 2 and len(own) == 2 and not sign:
+            # "skip 45 seconds of intro and 30 of outro": each end its own amount, in order
+            at_intro = min((text.find(w) for w in said("intro_topic") + said("intro_weak")),
+                           default=-1)  # fmt: skip
+            at_outro = min((text.find(w) for w in said("outro_topic") + said("outro_weak")),
+                           default=-1)  # fmt: skip
+            first, second = ("intro", "outro") if at_intro <= at_outro else ("outro", "intro")
+            return Hit("set_skip", "topic", 0, 0, {first: own[0], second: own[1]})
         if amounts:
             value = amounts[-1]
             if sign:
@@ -1300,6 +1347,14 @@ class _Reader:
             elif all(w in re.findall(r"[\w']+", own) for w in re.findall(r"[\w']+", leftover)):
                 leftover = ""
         question = base.get("question", False)
+        named_episode = self._episode_title() if len(named) == 1 and not base["episode"] else ""
+        if named_episode and not question:  # "长安十二时辰 午正那一章"
+            return Reading(
+                **base,
+                calls=(Call("play_book", {"keyword": named[0], "episode_title": named_episode}),),
+                tools=("play_book",),
+                why="a title and an episode's title",
+            )
         if not leftover and not question:
             if len(named) == 1:
                 args: dict[str, Any] = {"keyword": named[0]}

@@ -556,3 +556,33 @@ def test_skips_timers_and_corrections_in_the_listeners_words(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("睡前故事 小熊那一集", [("play_book", {"keyword": "睡前故事", "episode_title": "小熊"})]),
+        ("put on dracula from letter five", [("play_book", {"keyword": "Dracula", "episode_title": "letter 5"})]),
+        ("放西游记第十集，前面那两集不听了", [("play_book", {"keyword": "西游记", "section": 10})]),
+        ("主播念得也太快了吧", [("set_speed", {"step": -1})]),
+        ("调到三倍速，不对，太快了，一点五就行", [("set_speed", {"rate": 1.5})]),
+        ("速度调到零点五", [("set_speed", {"rate": 0.5})]),
+        ("turn it up to one and a half", [("set_speed", {"rate": 1.5})]),
+        ("每集最后那段广告跳掉十秒", [("set_skip", {"outro": 10})]),
+        ("别跳了，头尾都原样放", [("set_skip", {"intro": 0, "outro": 0})]),
+        ("skip 20 seconds of outro and 40 of intro", [("set_skip", {"intro": 40, "outro": 20})]),
+        ("cut the end skip by five seconds", [("set_skip", {"outro": -5, "relative": True})]),
+        ("这一集完了就接着往下放", [("sleep_timer", {"minutes": 0})]),
+        ("不用等这一章完了再关", [("sleep_timer", {"minutes": 0})]),
+        ("讲完这个故事就不要往下讲了", [("sleep_timer", {"end_of_episode": True})]),
+        ("听完这一章咱们就关", [("sleep_timer", {"end_of_episode": True})]),
+        ("keep playing past this track", [("sleep_timer", {"minutes": 0})]),
+        ("cancel the end-of-episode pause", [("sleep_timer", {"minutes": 0})]),
+        ("only this chapter and then bed", [("sleep_timer", {"end_of_episode": True})]),
+        ("once this chapter of dracula ends, stop it", [("sleep_timer", {"end_of_episode": True})]),
+    ],
+)  # fmt: skip
+def test_chapters_speed_skip_and_the_timer_said_in_more_ways(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

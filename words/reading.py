@@ -950,21 +950,12 @@ class _Reader:
                 text,
             )
             if not found:
-                unit = re.search(
-                    r"\bfrom\s+(?!chapter\b|episode\b|part\b|the\b|a\b)([a-z]+)\s+"
-                    r"(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
-                    text,
-                )  # "put on the martian from sol ten": an episode's own name
-                n = None
-                if unit:
-                    said = unit.group(2)
-                    n = int(said) if said.isdigit() else english_number(said)
-                if n is not None:
-                    return f"{unit.group(1)} {n}"
+                # "put on the martian from sol ten": an episode's own name
+                named = _numbered_name(r"\bfrom(?!\s+(?:chapter|episode|part)\b)", text)
+                if named:
+                    return named
                 continue
             words = (found.group("t") or found.group("e") or "").strip()
-            if words in ("这", "那", "上", "下", "哪", "每", "前", "后"):
-                words = ""
             if words and words not in ("这", "那", "上", "下", "哪", "每", "前", "后"):
                 return words
         return ""
@@ -1064,15 +1055,9 @@ class _Reader:
                 *self.en.tools["seek"].get("backward", ()),
             }
             return Call("seek", {"seconds": -seconds if back else seconds, "relative": True})
-        named = re.search(
-            r"\bto\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
-            clause.text[hit.end :],
-        )
+        named = _numbered_name(r"\bto", clause.text[hit.end :])
         if named:  # "jump ahead to Sol twelve": an episode's title, not a step
-            said = named.group(2)
-            n = int(said) if said.isdigit() else english_number(said)
-            if n is not None:
-                return Call("play_book", {"keyword": f"{named.group(1)} {n}"})
+            return Call("play_book", {"keyword": named})
         step = int(p.tools["seek"].get("default_seconds", 30))
         if len(self.durations) == 1 and "§D" not in clause.text:
             # "back up a little, like fifteen seconds": the amount said in a clause of its own
@@ -1374,6 +1359,17 @@ class _Reader:
                     why="an episode alone",
                 )
         return Reading(**base, tools=hints, why="no reading: the model's")
+
+
+def _numbered_name(lead: str, text: str) -> str:
+    """ "sol 12" for `text` ending in `lead` then a word and a number ("to Sol twelve",
+    "from sol 10"): a name an episode may have; "" when the text does not end so."""
+    found = re.search(rf"{lead}\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$", text)
+    if not found:
+        return ""
+    said = found.group(2)
+    n = int(said) if said.isdigit() else english_number(said)
+    return "" if n is None else f"{found.group(1)} {n}"
 
 
 def _one_of(titles: list[str]) -> str | None:

@@ -83,9 +83,18 @@ class FastPath:
             return Plan(ask=("clarify", (reading.clarify,)))
         else:
             loaded = role_values(context, schema, TITLE, beside=PLAYBACK_STATE)
-            if any(c.book and c.book not in loaded for c in reading.calls):
+            asked = [c for c in reading.calls if c.book and c.book not in loaded]
+            if (
+                len(asked) == 1 == len(reading.calls)
+                and (asked[0].tool, asked[0].arguments) == ("get_status", {})
+                and "get_album_detail" in names
+            ):  # "西游记我上回听到哪儿了": where that book was left off, from its bookmark
+                book = asked[0].book
+                calls = [FastMatch("get_album_detail", {"album_id": book, "keyword": book})]
+            elif asked:
                 return None  # "鹿鼎记还剩几集" while another book is loaded: the model's
-            calls = [FastMatch(c.tool, dict(c.arguments)) for c in reading.calls]
+            else:
+                calls = [FastMatch(c.tool, dict(c.arguments)) for c in reading.calls]
         if not calls:
             return None
         out = []

@@ -408,9 +408,13 @@ class Player(PlayerTools):
         return rows
 
     def title_index(self) -> TitleIndex:
-        """The titles known without network with their aliases, for the words layer to find
-        in what the listener says (`words.TitleIndex`); built again only when they change."""
-        entries = tuple((a.title, a.aliases) for a in self.library_albums())
+        """The titles known without network with their aliases and people (author,
+        narrator), for the words layer to find in what the listener says
+        (`words.TitleIndex`); built again only when they change."""
+        entries = tuple(
+            (a.title, a.aliases, tuple(p for p in (a.author, a.narrator) if p))
+            for a in self.library_albums()
+        )
         if self._index is None or self._index[0] != entries:
             self._index = (entries, TitleIndex(entries))
         return self._index[1]

@@ -22,6 +22,7 @@ import re
 import time
 from typing import Any
 
+from words.numbers import english_number
 from words.text import CJK, fold, normalize
 from words.titles import is_stop_word
 
@@ -213,10 +214,15 @@ class PlayerTools:
         data.update(episode=mark.section, position=round(mark.position, 1))
         return data
 
-    def _item(self, album: Album) -> str:
-        by = say(self.language, "by", author=album.author) if album.author else ""
-        if album.narrator:
-            by += say(self.language, "read_by", narrator=album.narrator)
+    def _item(self, album: Album, *, said: str = "") -> str:
+        """How `album` is named in a list: title, author, narrator and count, leaving out
+        the person `said` already (a search by their name)."""
+        said = normalize(said)
+        author = album.author if normalize(album.author) != said else ""
+        narrator = album.narrator if normalize(album.narrator) != said else ""
+        by = say(self.language, "by", author=author) if author else ""
+        if narrator:
+            by += say(self.language, "read_by", narrator=narrator)
         return say(self.language, "item", title=album.title, count=album.episode_count, author=by)
 
     async def left_off(self) -> tuple[AlbumDetail, Any] | None:
@@ -262,17 +268,29 @@ class PlayerTools:
         ),
     )
     async def search_album(self, keyword: Keyword, page: Page = 1) -> dict[str, Any]:
-        """Search audiobook albums by title or author; returns albums with ids and counts.
+        """Search audiobook albums by title, author or narrator; returns albums with ids
+        and counts. Several albums and none of the very title said: the answer asks which.
 
         Args:
-            keyword: book title or author, Chinese or English (small typos and traditional
-                characters are tolerated).
+            keyword: book title, author or narrator, Chinese or English (small typos and
+                traditional characters are tolerated; words around a person's name of the
+                library, "金庸的武侠", search by the name).
             page: 1-based result page, 5 albums per page.
         """
         keyword = self.check_keyword(keyword)
         page = max(1, int(page))
         found = await self.catalog.search(keyword, page=page, page_size=self.page_size)
         note = self.catalog.note(found)
+        person = ""
+        if not found.total:
+            # "金庸的武侠", "stuff by jane austen": nothing by these words, but a person of
+            # the library is named in them; the search is by that name.
+            names = await asyncio.to_thread(lambda: self.title_index().people_in(keyword))
+            for name in names:
+                by_name = await self.catalog.search(name, page=page, page_size=self.page_size)
+                if by_name.total:
+                    person, found, note = name, by_name, self.catalog.note(by_name)
+                    break
         pages = max(1, math.ceil(found.total / self.page_size)) if found.total else 0
         if not found.albums:
             if page > 1 and found.total:
@@ -286,17 +304,22 @@ class PlayerTools:
         exact = [a for a in found.albums if normalize(a.title) == key][:1]
         shown = exact + [a for a in found.albums if a not in exact]  # the title named first
         albums = [album_data(a) for a in shown]
-        items = join_titles(self.language, [self._item(a) for a in shown])
+        items = join_titles(self.language, [self._item(a, said=person) for a in shown])
         if exact and page == 1:
             # "家有几集": the album of that very title and its count first, not "4 albums".
             message = say(self.language, "found_exact" if found.total > 1 else "found_one",
                           item=self._item(exact[0]), others=found.total - 1)  # fmt: skip
         elif page > 1:
             message = say(self.language, "found_page", page=page, total=found.total, items=items)
+        elif person:  # "金庸的专辑有3个：…", the name said once
+            message = say(self.language, "found_person" if found.total > 1 else "found_person_one",
+                          name=person, total=found.total, items=items)  # fmt: skip
         else:
             message = say(self.language, "found", total=found.total, items=items)
         if note:
             message = say(self.language, "found_partial", found=message, note=note)
+        if found.total > 1 and not exact:  # several, none of the title said: which one?
+            message = say(self.language, "found_which", found=message)
         return {"message": message, "albums": albums, "total": found.total, "page": page,
                 "pages": pages}  # fmt: skip
 
@@ -394,7 +417,8 @@ class PlayerTools:
                 where this book was left, or from episode 1.
             episode_title: words of an episode's title ("未初", "Sol 9"): play the episode
                 of this book whose title they are, or are in; a title with no such
-                episode is an error and nothing starts.
+                episode is an error and nothing starts, unless a section is given too
+                ("part 2": the episode titled "… Part 2", else episode 2).
         """
         keyword = self.clean_keyword(keyword)
         episode_words = self.clean_keyword(episode_title)
@@ -428,6 +452,8 @@ class PlayerTools:
             raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
         if episode_words:
             chosen = episodes_titled(detail.episodes, episode_words)
+            if not chosen and section is not None:
+                chosen = [self.find_episode(detail, int(section))]
             if not chosen:
                 raise NotFoundError(say(self.language, "no_episode_title",
                                         album=detail.album.title, words=episode_words))  # fmt: skip
@@ -896,9 +922,11 @@ class PlayerTools:
         if minutes is None or not 0 <= float(minutes) <= 600:
             raise BadInputError(say(self.language, "bad_sleep"))
         minutes = float(minutes)
+        was_set = self._sleep_task is not None or self.sleep_at_end
         self._cancel_sleep()
-        if minutes == 0:
-            return {"message": say(self.language, "sleep_off"), "minutes": 0}
+        if minutes == 0:  # nothing to cancel: said so, not "cancelled"
+            return {"message": say(self.language, "sleep_off" if was_set else "about_no_sleep"),
+                    "minutes": 0}  # fmt: skip
         self.sleep_left = minutes * 60
         self.sleep_deadline = time.monotonic() + minutes * 60 / self.speed_now()
         self._sleep_task = self._track(self._sleep_after(minutes * 60), "sleep timer")
@@ -1208,8 +1236,21 @@ ideograph, a kana, a hangul syllable)."""
 def title_tokens(text: str) -> list[str]:
     """`text` folded (`fold`: case, width, traditional script) into its tokens, spaces and
     punctuation dropped: "第四章 未初" -> ["第", "四", "章", "未", "初"], "Sol 19" ->
-    ["sol", "19"]."""
-    return _TITLE_TOKEN.findall(fold(text))
+    ["sol", "19"]; English number words are the number ("sol twelve" -> ["sol", "12"])."""
+    tokens: list[str] = []
+    run: list[str] = []
+    for token in [*_TITLE_TOKEN.findall(fold(text)), ""]:
+        if token and ((token == "and" and run) or english_number(token) is not None):
+            run.append(token)
+            continue
+        while run and run[-1] == "and":
+            tokens.append(run.pop())  # no number ends in "and"
+        value = english_number(" ".join(run)) if run else None
+        tokens.extend([str(value)] if value is not None else run)
+        run = []
+        if token:
+            tokens.append(token)
+    return tokens
 
 
 def episodes_titled(episodes: Any, words: str) -> list[Any]:

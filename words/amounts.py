@@ -206,7 +206,7 @@ _DIGIT = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": 
           "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "零": "0",
           "〇": "0", "一": "1", "二": "2", "两": "2", "三": "3", "四": "4", "五": "5",
           "六": "6", "七": "7", "八": "8", "九": "9"}  # fmt: skip
-_RATE = re.compile(r"(?P<whole>.+?)(?:\s*(?:\.|点|\bpoint\b)\s*(?P<frac>.+))?")
+_RATE = re.compile(r"(?P<whole>.*?)(?:\s*(?:\.|点|\bpoint\b)\s*(?P<frac>.+))?")
 
 
 def _decimals(text: str) -> str | None:
@@ -230,6 +230,8 @@ def rate_said(text: str) -> float | None:
         return 2.0
     if said in ("half", "半"):
         return 0.5
+    if re.fullmatch(r"three[- ]quarters?|四分之三", said):
+        return 0.75
     half = False
     for tail in ("倍半", "个半", "半", " and a half"):
         if said.endswith(tail) and said != tail:
@@ -238,7 +240,7 @@ def rate_said(text: str) -> float | None:
     match = _RATE.fullmatch(said)
     if match is None:
         return None
-    whole = number_value(match.group("whole"))
+    whole = number_value(match.group("whole")) if match.group("whole") else 0
     if whole is None:
         return None
     value = float(whole)

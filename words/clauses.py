@@ -191,6 +191,10 @@ class Scanner:
         pattern = (
             rf"\b({'|'.join(map(re.escape, verbs))})\s+(?:{'|'.join(map(re.escape, objects))})"
             rf"\s+({'|'.join(map(re.escape, particles))})\b"
+            # "put the volume on twenty five": "on" an amount is no particle
+            r"(?:(?<!\bon)|(?!\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+            r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+            r"a hundred|max|full|half)\b)))"
         )
         books = set(p.words("book_words"))
 

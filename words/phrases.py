@@ -4,7 +4,7 @@
 question words, negations, function words …), ``[mends]`` for a recogniser's slips of
 command words, and one ``[tools.<name>]`` table per tool of the player: its cue words by
 kind (``<kind>_patterns``: cues of that kind as regular expressions) and its patterns with
-slots (``{n}`` a number, ``{d}`` a duration); word lists a tool's reading needs
+slots (``{n}`` a number, ``{d}`` a duration, ``{p}`` a decimal in words); word lists a tool's reading needs
 (``backward``, ``small_words``, ``outro_words``, the skip's ``intro_topic`` …) and whole
 seconds (``default_seconds``, ``small_seconds``: a seek without an amount, a little one;
 ``step_seconds``: "a few more seconds" of a skip). `load` reads and checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
@@ -41,6 +41,12 @@ SLOT_NUMBER = (
     r"eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
     r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)[\s-]*)+)"
 )
+SLOT_POINT = (
+    r"(?:(?:zero|oh|one|two) )?point (?:twenty five|seventy five|(?:zero|oh|one|two|three|four|"
+    r"five|six|seven|eight|nine)(?: (?:zero|one|two|three|four|five|six|seven|eight|nine))?)"
+)
+"""A decimal said in words ("one point two five", "point nine"): a slot ``{p}``, inside a
+pattern's own group."""
 SLOT_DURATION = "§D(?P<d>\\d+)§"
 """How a duration stands in the text patterns are matched on (see `reading`)."""
 
@@ -96,6 +102,7 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _pattern(text: str, where: str) -> re.Pattern[str]:
     body = text.replace("{n}", SLOT_NUMBER).replace("{d}", SLOT_DURATION)
+    body = body.replace("{p}", SLOT_POINT)
     try:
         return re.compile(body, re.IGNORECASE)
     except re.error as err:

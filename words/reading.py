@@ -139,7 +139,8 @@ _TOPICS = (
 _EPISODE_MARKED = re.compile(
     r"(?<!倒数)第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
-    r"|(?<!each )(?<!every )\b(?:episode|chapter|ep|section|track)\s*(?:number\s*)?(?P<en>\d+)\b"
+    r"|(?<!each )(?<!every )\b(?:episode|chapter|ep|ch|chap|section|track)\.?\s*(?:number\s*)?"
+    r"(?P<en>\d+)\b"
     r"|\bpart\s+(?P<part>\d+)\b"
     r"|(?<=to )number\s+(?P<num>\d+)\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
@@ -217,7 +218,7 @@ class _Reader:
             if free(start, end):
                 spans.append((start, end, "§T§"))
                 clock = True
-        episodes = []
+        episodes, parts = [], set()
         for match in _EPISODE_MARKED.finditer(folded):
             if not free(match.start(), match.end()):
                 continue
@@ -225,7 +226,10 @@ class _Reader:
             if value:
                 spans.append((match.start(), match.end(), f"§E{value}§"))
                 episodes.append(value)
+                if value > 0 and re.search(r"\bpart\b|部分", match.group()):
+                    parts.add(value)
         self.episodes = episodes
+        self.parts = parts
         self.durations = durations
         masked, where = mask(folded, spans)
         plain = PLACEHOLDER.sub(" ", masked)
@@ -460,6 +464,22 @@ class _Reader:
             kept[group] = (clause, hit)
         self._settle(kept)
         ending = kept.get("sleep")
+        if (
+            ending is not None
+            and "episode_end" in ending[1].args
+            and ending[0].titles
+            and not ending[0].question
+            and "playback" not in kept
+        ):  # "read one chapter of Matilda and then turn off": that book first, then the timer
+            rest = dict(kept)
+            kept.clear()
+            kept["playback"] = (
+                ending[0],
+                Hit("play_book", "cues", ending[1].start, ending[1].start),
+            )
+            kept.update(rest)
+        if ending is not None and ending[1].args.get("keep_playing") and "playback" not in kept:
+            kept["playback"] = (ending[0], Hit("resume", "cues", ending[1].start, ending[1].end))
         if ending is not None and ending[1].kind == "episode_end":
             playback = kept.get("playback")
             if playback is not None and playback[1].tool in ("stop", "pause"):
@@ -492,6 +512,7 @@ class _Reader:
                 times = number_value(hit.args.get("n", "")) if hit.tool in (
                     "next_episode", "previous_episode") else None  # fmt: skip
                 calls.extend([call] * (min(times or 1, 9) - 1))  # "go back two chapters"
+        calls = [self._part(c) for c in calls]
         why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or (
             f"asks: {extra['clarify']}" if extra.get("clarify") else "asks which book"
         )
@@ -510,7 +531,10 @@ class _Reader:
         if script_of(clause.text) == "zh":
             return bool(re.search(r"(?:有没有|吗|么)[?？]?$|是不是|会不会", plain))
         return bool(
-            re.match(r"(?:are you|is it|will it|will you be|did you|have you|is the)\b", plain)
+            re.match(
+                r"(?:are you|is it|will it|will you be|did you|have you|is the|did i|have i)\b",
+                plain,
+            )
         )
 
     def _settle(self, kept: dict[str, tuple[Clause, Hit]]) -> None:
@@ -606,9 +630,12 @@ class _Reader:
         if clause.question or clause.later or hit.tool not in COMMANDS:
             return []
         taken = {GROUP.get(hit.tool, "question")}
+        out = []
         if hit.tool == "set_skip":
             taken |= {"playback", "seek"}  # "…直接跳过去", "片头多跳十秒": the skip's own verb
-        out = []
+            if clause.titles and not clause.question:
+                # "play Charlotte's Web and skip the intros": that book first, then its skip
+                out.append(Hit("play_book", "cues", -1, -1))  # before the skip's words
         for other in sorted(clause.hits, key=lambda h: -h.rank):
             group = GROUP.get(other.tool)
             if group is None or group in taken or other.negated:
@@ -631,11 +658,14 @@ class _Reader:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
         live = [h for h in clause.hits if not h.negated]
         held = [h for h in live if h.tool == "pause"]
+        rest = clause.text  # without the words of waiting ("等会儿等会儿")
+        for h in sorted(held, key=lambda h: -h.start):
+            rest = rest[: h.start] + " " + rest[h.end :]
         if (
             clause.later
             and held
             and not strip_words(
-                PLACEHOLDER.sub(" ", clause.text[: held[0].start] + clause.text[held[0].end :]),
+                PLACEHOLDER.sub(" ", rest),
                 self.phrases(script_of(clause.text)).words("fillers"),
                 script_of(clause.text),
             )
@@ -707,7 +737,11 @@ class _Reader:
                 return Hit("get_status", topic, status[0].start, status[0].end)
             return max(info, key=lambda h: (h.rank, h.start))
         if not live:
-            if negated:  # "别停", "don't stop": keep playing
+            stops = [h for h in negated if h.tool == "stop"]
+            if stops:  # "别停", "不用停了": no stop planned either, and keep playing
+                return Hit("sleep_timer", "cancel", stops[0].start, stops[0].end,
+                           {"keep_playing": True})  # fmt: skip
+            if negated:  # "不要暂停": keep playing
                 return Hit("resume", "cues", negated[0].start, negated[0].end)
             held = [
                 h
@@ -911,6 +945,9 @@ class _Reader:
                 return Call("play_book", args)
             if episode:
                 return Call("play_book", {"section": episode})
+            if named_episode := self._episode_title():
+                # "午正那一章，直接给我放那个": that episode of the book heard now
+                return Call("play_book", {"episode_title": named_episode})
             if kind == "continue":
                 return Call("resume")
             return Call("play_book")
@@ -938,6 +975,18 @@ class _Reader:
         elif named_episode := self._episode_title():
             args["episode_title"] = named_episode  # "长安十二时辰，放午正那一章"
         return Call("play_book", args)
+
+    def _part(self, call: Call) -> Call:
+        """ "part two of The Martian": the episode titled "… Part 2" if the book has one (else
+        episode 2, the player's choice): a part said, beside its section."""
+        section = call.arguments.get("section")
+        if (
+            call.tool != "play_book"
+            or section not in self.parts
+            or "episode_title" in call.arguments
+        ):
+            return call
+        return Call("play_book", {**call.arguments, "episode_title": f"part {section}"}, call.book)
 
     def _episode_title(self) -> str:
         """Words said as an episode's title ("午正那一章", "从Sol 12那段", "the chapter called
@@ -1010,12 +1059,20 @@ class _Reader:
         昨天听到第九集了" is 10), else the last before it; else, when the clause names no
         book, the one said elsewhere in the request ("围城，第二集")."""
         marks = [(m.start(), int(m.group(1))) for m in re.finditer(r"§E(-?\d+)§", clause.text)]
-        if len(self.episodes) > 1 and any(
+        corrected = any(
             said_in(w, self.text.lower(), script_of(self.text))
             for p in (self.zh, self.en)
             for w in p.words("corrections")
-        ):
+        )
+        if corrected and len(self.episodes) > 1:
             return self.episodes[-1]  # "跳到第五章，哦不对，第六章": the one said last
+        if corrected and self.episodes and self.clauses:
+            last = self.clauses[-1].text
+            bare = strip_words(last, self.phrases(script_of(last)).words("fillers"),
+                               script_of(last)).strip(" ,.!?，。！？")  # fmt: skip
+            value = number_value(bare) if bare and "§" not in bare else None
+            if value is not None and 0 < value < 1000:
+                return value  # "go to chapter seven? no wait, eight": the number corrects it
         if marks:
             after = [n for at, n in marks if at >= self._at]
             return after[0] if after else marks[-1][1]
@@ -1237,7 +1294,12 @@ class _Reader:
         # the words up to the next act's ("play chapter 3 at 1.5 speed": no title in "at …")
         stops = [h.start for h in clause.hits if h.start >= hit.end and h.tool != hit.tool]
         after = clause.text[hit.end : min(stops, default=len(clause.text))]
-        before = clause.text[: hit.start] if hit.tool not in PLAYBACK else ""
+        before = clause.text[: hit.start]
+        if hit.tool in PLAYBACK and self.index is not None:
+            # "明朝那些事儿接着听": before the verb only a name of the library's books
+            said = strip_words(PLACEHOLDER.sub(" ", re.sub(r"§[DTE]-?\d*§", " ", before)),
+                               self.phrases(script).words("fillers"), script).strip()  # fmt: skip
+            before = before if said and self.index.lookup(said) else ""
         for n, piece in enumerate((after, before)):
             piece = re.sub(r"§[DTE]-?\d*§", " ", piece)
             piece = PLACEHOLDER.sub(" ", piece)

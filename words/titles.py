@@ -10,7 +10,10 @@ title itself (after `text.fold`: case, width, traditional script), a name from t
 ``aliases`` (its title in the other language), a part or volume said another way (三体第二部
 for 三体2), a short form that names one title only (哈利波特 for 哈利波特与魔法石, "monte
 cristo"), and a Chinese title heard as its sound (西游季 for 西游记, by pinyin without
-tones, from pypinyin's character table).
+tones, from pypinyin's character table). It knows the albums' people too (author,
+narrator): a person's whole name said names their book when they have one only
+("王刚讲的那个"), and `people_in` gives the names said whatever their count of books, for a
+search by the name ("金庸的武侠").
 """
 
 from __future__ import annotations
@@ -170,7 +173,8 @@ def _latin_pattern(words: list[str]) -> str:
 class Named:
     """A library title an utterance names: `title` as the library spells it, the words
     that name it (`said`, folded) at `start`..`end` of the folded utterance, and `how`:
-    "title", "alias", "edition", "short" or "sound"."""
+    "title", "alias", "edition", "short", "sound" or "person" (its one author or
+    narrator's name)."""
 
     title: str
     said: str
@@ -252,14 +256,16 @@ def _sounds(text: str) -> list[tuple[str, ...]]:
 class TitleIndex:
     """The library's titles, ready to be found in utterances (see the module docstring).
 
-    `entries` are ``(title, aliases)`` pairs. `function_words` (folded Latin words) and
-    `function_chars` (CJK characters) are what no short form may be made of only: "the
-    little" names nothing, nor does 我们 name 我们仨 (by default the phrase data's).
+    `entries` are ``(title, aliases)`` or ``(title, aliases, people)``, people being the
+    album's author and narrator (a name may hold several: "王刚、李野墨"). `function_words`
+    (folded Latin words) and `function_chars` (CJK characters) are what no short form may
+    be made of only: "the little" names nothing, nor does 我们 name 我们仨 (by default the
+    phrase data's).
     """
 
     def __init__(
         self,
-        entries: Iterable[tuple[str, Iterable[str]]],
+        entries: Iterable[tuple[str, Iterable[str]] | tuple[str, Iterable[str], Iterable[str]]],
         *,
         function_words: Iterable[str] | None = None,
         function_chars: str | None = None,
@@ -274,9 +280,22 @@ class TitleIndex:
         self._latin: list[tuple[list[str], str, str]] = []  # (words, title, how)
         self._cjk: list[tuple[str, str, str]] = []  # (key, title, how)
         self._single: dict[str, str] = {}  # one-character titles
+        # A person's name -> the titles they wrote or read; forms as (key, name), a Latin
+        # key a tuple of its words, the longest first.
+        self._people: dict[str, set[str]] = {}
+        people_forms: dict[str | tuple[str, ...], str] = {}
         seen: set[str] = set()
-        for title, aliases in entries:
-            if not str(title).strip() or title in seen:
+        for title, aliases, *rest in entries:
+            if not str(title).strip():
+                continue
+            people = rest[0] if rest else ()
+            for person in (people,) if isinstance(people, str) else people:
+                for name in _names(str(person)):
+                    key = self._person_key(name)
+                    if key is not None:
+                        name = people_forms.setdefault(key, name)
+                        self._people.setdefault(name, set()).add(title)
+            if title in seen:
                 continue
             seen.add(title)
             self.titles.append(title)
@@ -288,6 +307,8 @@ class TitleIndex:
                 self._add(form, title, "edition")
         self._cjk.sort(key=lambda f: -len(f[0]))
         self._latin.sort(key=lambda f: -len(f[0]))
+        self._person_forms = sorted(people_forms.items(), key=lambda f: -len(f[0]))
+        self._title_words = frozenset(w for words, _, _ in self._latin for w in words)
         self._firsts = self._first_of_series()
         # Titles in parts ("单田芳 三侠五义": a reader's name and the book), said with words
         # between them ("单田芳说的三侠五义"); the last part may be short ("袁阔成讲的三国").
@@ -307,6 +328,17 @@ class TitleIndex:
 
     def __len__(self) -> int:
         return len(self.titles)
+
+    def _person_key(self, name: str) -> str | tuple[str, ...] | None:
+        """How a person's name is found: its Latin words, or its `normalize`d text (two
+        characters or more); None for a name that could be nothing else (one or two
+        letters, digits, Chinese function characters)."""
+        key = normalize(name)
+        if re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key):
+            return None if len(key) <= 2 or key.isdigit() else tuple(_latin_words(name))
+        if len(key) < 2 or all(ch in self._function_chars for ch in key):
+            return None
+        return key
 
     def _add(self, text: str, title: str, how: str) -> None:
         key = normalize(text)
@@ -369,8 +401,26 @@ class TitleIndex:
         """The library titles `text` names, in order, none overlapping (the longest
         first): whole titles and aliases anywhere (a Chinese one of two characters or
         more; a Latin one as whole words), parts said another way, short forms of three
-        Chinese characters or two Latin words that name one title only, and Chinese
-        titles of three characters or more heard by their sound."""
+        Chinese characters or two Latin words that name one title only, Chinese titles
+        of three characters or more heard by their sound, and last, where no title
+        stands, the name of a person of one title only (how "person": "王刚讲的那个")."""
+        found, people = self._scan(text)
+        for name, said, start, end in people:
+            if len(titles := self._people[name]) == 1:
+                found.append(Named(next(iter(titles)), said, start, end, "person"))
+        return sorted(found, key=lambda n: n.start)
+
+    def people_in(self, text: str) -> list[str]:
+        """The people of the library (authors, narrators, as the library spells them)
+        whose whole name `text` says where no title stands, in order, whatever their
+        count of books ("有没有金庸的武侠小说" -> ["金庸"]): a Chinese name as its
+        characters, a Latin one as all its words in order; a one-word Latin name that is a
+        function word or a word of a title only when written with a capital."""
+        return list(dict.fromkeys(name for name, *_ in self._scan(text)[1]))
+
+    def _scan(self, text: str) -> tuple[list[Named], list[tuple[str, str, int, int]]]:
+        """The titles `text` names (unsorted) and the people it names where no title
+        stands, as ``(name, said, start, end)`` in order (see `find`)."""
         folded = fold(text)
         found: list[Named] = []
         taken = [False] * len(folded)
@@ -442,7 +492,35 @@ class TitleIndex:
             if part is not None:
                 found[i] = Named(part, folded[named.start : mark.end()], named.start, mark.end(),
                                  "edition")  # fmt: skip
-        return sorted(found, key=lambda n: n.start)
+        return found, self._people_said(text, folded, squashed, where, words, found)
+
+    def _people_said(self, text, folded, squashed, where, words, found) -> list[tuple]:
+        """The people's names said outside the titles `found`, longest first, none
+        overlapping: ``(name, said, start, end)`` in order."""
+        out: list[tuple[str, str, int, int]] = []
+
+        def clear(start: int, end: int) -> bool:
+            return not any(start < n.end and n.start < end for n in found) and not any(
+                start < e and s < end for _, _, s, e in out
+            )
+
+        for key, name in self._person_forms:
+            if isinstance(key, str):
+                for at in _find_all(squashed, key):
+                    start, end = where[at], where[at + len(key) - 1] + 1
+                    if clear(start, end) and _latin_bounded(folded, start, end, key):
+                        out.append((name, folded[start:end], start, end))
+                continue
+            for i in range(len(words) - len(key) + 1):
+                if tuple(w for w, _, _ in words[i : i + len(key)]) != key:
+                    continue
+                start, end = words[i][1], words[i + len(key) - 1][2]
+                common = key[0] in self._function_words or key[0] in self._title_words
+                if len(key) == 1 and common and not _capitalised(text, start, end):
+                    continue  # "will", "dune": a word, unless written "Will", "Dune"
+                if clear(start, end):
+                    out.append((name, folded[start:end], start, end))
+        return sorted(out, key=lambda p: p[2])
 
     def edition(self, title: str, n: int) -> str | None:
         """The library's part `n` of the series `title` belongs to ("三体", 3 -> "三体3";
@@ -531,9 +609,11 @@ class TitleIndex:
         ]
         if not runs:
             return out
-        for key, title, _ in self._cjk:
+        for key, title, how in self._cjk:
             if len(key) < minimum or not all(_CJK_CHAR.match(ch) for ch in key):
                 continue
+            if how == "edition":
+                continue  # a part's number is said as it is ("明朝那些事儿听" is no part 一)
             want = _sounds(key)
             for offset, run in runs:
                 if len(run) < len(key):
@@ -664,6 +744,14 @@ class TitleIndex:
                 if word in key and normalize(word) != key:
                     return word, [normalize(w) for w in group]
         return None
+
+
+_NAME_SEPARATORS = re.compile(r"\s*(?:[、,，/;；&|]|\s+and\s+)\s*")
+
+
+def _names(people: str) -> list[str]:
+    """The names one author or narrator field holds ("王刚、李野墨", "A and B")."""
+    return [name for name in _NAME_SEPARATORS.split(people.strip()) if name.strip()]
 
 
 def _in_order(squashed: str, parts: list[str], gap: int = 6) -> tuple[int, int] | None:

@@ -17,7 +17,8 @@ import time
 from collections.abc import Awaitable
 from typing import Protocol, TypeVar
 
-from words.titles import match_score
+from words.text import normalize
+from words.titles import AUTHOR, match_score
 
 from ..errors import NotFoundError, PlayerError, SourceError
 from ..models import Album, AlbumDetail, Episode, SearchPage
@@ -73,10 +74,14 @@ def fill_numbers(numbers: list[int | None], order: list[int] | None = None) -> l
 
 def album_score(keyword: str, album: Album) -> int:
     """How well `keyword` matches `album`: its title and author, or one of its aliases (its
-    title in the other language), 0..100 (`words.titles.match_score`)."""
+    title in the other language), 0..100 (`words.titles.match_score`); a narrator's name
+    (two characters or more) as an author's."""
     score = match_score(keyword, album.title, album.author)
     for alias in album.aliases:
         score = max(score, match_score(keyword, alias))
+    key = normalize(keyword)
+    if album.narrator and len(key) >= 2 and key in normalize(album.narrator):
+        score = max(score, AUTHOR)
     return score
 
 

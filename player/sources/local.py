@@ -277,7 +277,7 @@ class LocalLibrary:
             _LOGGER.warning("local library: rescan failed: %s", self._scan.exception())
 
     async def search(self, keyword: str, *, page: int = 1, page_size: int = 10) -> SearchPage:
-        """Albums whose title (or author) matches `keyword` forgivingly, best first."""
+        """Albums whose title (or author, narrator) matches `keyword` forgivingly, best first."""
         await self.fresh()
         ranked = rank(keyword, [e.album for e in self._albums.values()])
         start = (max(page, 1) - 1) * page_size

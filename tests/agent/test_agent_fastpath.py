@@ -83,6 +83,10 @@ def test_arguments_that_do_not_fit_drop_the_plan() -> None:
 def test_a_question_about_a_book_is_the_players_only_while_it_is_loaded() -> None:
     assert plan("西游记还剩几集", PLAYING).calls == (FastMatch("get_status", {"about": "left"}),)
     assert plan("三体还剩几集", PLAYING) is None
+    # Where another book was left off: its detail and bookmark, nothing played.
+    assert plan("三体我上次听到哪了？", PLAYING).calls == (
+        FastMatch("get_album_detail", {"album_id": "三体", "keyword": "三体"}),
+    )
 
 
 def test_a_change_without_its_amount_is_a_question_back() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 import typing
@@ -180,6 +181,9 @@ async def test_seek_volume_and_sleep_timer(make_player, library, sink):
     sink.speed = 0.5  # the book still plays when the 0.3 s timer ends (2 s episodes)
     assert "分钟后停止" in (await bounded(player.sleep_timer(0.005)))["message"]
     await wait_for_state(player, PlayerState.PAUSED)
+    # The timer has run out: nothing left to cancel ("别停"), said so, not "cancelled".
+    assert (await bounded(player.sleep_timer(0)))["message"] == "没有定时"
+    await bounded(player.sleep_timer(30))
     assert (await bounded(player.sleep_timer(0)))["message"] == "已取消定时"
     with pytest.raises(BadInputError):
         (await bounded(player.sleep_timer(-3)))["message"]
@@ -468,6 +472,9 @@ async def test_episode_title_plays_that_episode_of_the_book(make_player, hours, 
     with pytest.raises(NotFoundError, match="长安十二时辰里没有叫“子时”的一集"):
         await bounded(player.play_book("长安十二时辰", episode_title="子时"))
     assert player.now.episode.section == 7 and player.state == PlayerState.PLAYING
+    # "part 2" with its section: no title holds the words, so the section is the episode.
+    played = await bounded(player.play_book("长安十二时辰", section=2, episode_title="part 2"))
+    assert played["now"]["episode"] == 2
     await bounded(player.stop())
     # Nothing loaded: the book left off.
     assert (await bounded(player.play_book(episode_title="申初")))["now"]["episode"] == 5
@@ -478,3 +485,48 @@ async def test_episode_title_plays_that_episode_of_the_book(make_player, hours, 
     with pytest.raises(NotFoundError, match=r'^The Martian has no episode called "Sol 99"$'):
         await bounded(tool("The Martian", episode_title="Sol 99"))
     assert player.now.episode.section == 19
+    # A title that names an episode wins over the section said beside it.
+    played = await bounded(tool("The Martian", section=1, episode_title="sol 29"))
+    assert played["now"]["episode"] == 29
+
+
+def people_library(root: Path) -> Path:
+    """Books with their author and narrator in album.json: two by 金庸, one of them read
+    by 王刚; two by Jane Austen."""
+    books = [("天龙八部", "金庸", "王刚"), ("射雕英雄传", "金庸", "李野墨"), ("西游记", "吴承恩", ""),
+             ("Emma", "Jane Austen", "Juliet Stevenson"), ("Pride and Prejudice", "Jane Austen", "")]  # fmt: skip
+    for title, author, narrator in books:
+        folder = make_album(root, title, ["第一集"], seconds=0.5)
+        info = {"title": title, "author": author, "narrator": narrator}
+        (folder / "album.json").write_text(json.dumps(info, ensure_ascii=False), encoding="utf-8")
+    return root
+
+
+async def test_a_search_by_words_around_a_persons_name_searches_by_the_name(make_player, tmp_path):
+    player = await make_player(library_paths=[people_library(tmp_path / "books")])
+    index = player.title_index()
+    [named] = index.find("我想听王刚讲的那个")  # one book: that book
+    assert (named.title, named.how) == ("天龙八部", "person")
+    assert index.find("有没有金庸的武侠小说") == [] and index.people_in("金庸的武侠") == ["金庸"]
+    # Nothing is called "金庸的武侠": the search is by 金庸, said once, and asks which.
+    found = await bounded(player.search_album("金庸的武侠"))
+    assert {a["title"] for a in found["albums"]} == {"天龙八部", "射雕英雄传"}
+    assert found["total"] == 2 and found["message"].startswith("金庸的专辑有2个：")
+    assert "金庸" not in found["message"][3:] and "王刚演播" in found["message"]
+    assert found["message"].endswith("1集。想听哪一本？")
+    # A narrator of one book: that one, no question.
+    found = await bounded(player.search_album("王刚演播的"))
+    assert found["message"] == "王刚的专辑有一个：天龙八部（金庸），1集"
+    # The name itself is a search as before; several albums end with the question too.
+    found = await bounded(player.search_album("金庸"))
+    assert found["message"].startswith("找到2个专辑：")
+    assert found["message"].endswith("想听哪一本？")
+    assert (await bounded(player.search_album("西游记")))["message"] == "有西游记（吴承恩），1集"
+    with pytest.raises(NotFoundError):
+        await bounded(player.search_album("古龙的武侠"))
+    player.language = "en"
+    found = await bounded(player.search_album("stuff by jane austen"))
+    assert {a["title"] for a in found["albums"]} == {"Emma", "Pride and Prejudice"}
+    assert found["message"].startswith("Jane Austen has 2 albums here: ")
+    assert "by Jane" not in found["message"] and "read by Juliet Stevenson" in found["message"]
+    assert found["message"].endswith(". Which one would you like?"), found["message"]

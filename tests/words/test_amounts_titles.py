@@ -118,3 +118,69 @@ def test_search_ranks_titles_and_aliases() -> None:
     assert match_score("西游", "西游记") == 95
     assert match_score("jorney west", "Journey to the West") > 0
     assert match_score("鬼灭之刃", "西游记") == 0
+
+
+PEOPLE = TitleIndex(
+    [
+        ("天龙八部", (), ("金庸", "王刚")),
+        ("射雕英雄传", (), ("金庸", "李野墨")),
+        ("三毛流浪记", (), ("张乐平",)),
+        ("撒哈拉的故事", (), ("三毛",)),
+        ("Pride and Prejudice", (), ("Jane Austen", "Juliet Stevenson")),
+        ("Emma", (), ("Jane Austen",)),
+        ("The Odyssey", (), ("Homer", "Stephen Fry")),
+        ("Homer Price", (), ("Robert McCloskey",)),
+        ("Dune", ("沙丘",), ("Frank Herbert", "Will")),
+        ("西游记", ("Journey to the West",)),  # a pair: no people
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "said"),
+    [
+        ("我想听王刚讲的那个", "天龙八部", "王刚"),
+        ("put on the Stephen Fry one", "The Odyssey", "stephen fry"),
+        ("放三毛的书", "撒哈拉的故事", "三毛"),
+        ("play something by Homer", "The Odyssey", "homer"),
+        ("the one Will reads", "Dune", "will"),  # a word, written as a name
+        ("李野墨演播的", "射雕英雄传", "李野墨"),
+    ],
+)
+def test_a_person_of_one_book_names_that_book(text: str, title: str, said: str) -> None:
+    [named] = PEOPLE.find(text)
+    assert (named.title, named.said, named.how) == (title, said, "person")
+
+
+@pytest.mark.parametrize(
+    ("text", "people", "titles"),
+    [
+        ("有没有金庸的武侠小说？", ["金庸"], []),
+        ("I want to hear something by Jane Austen", ["Jane Austen"], []),
+        ("stuff by JANE AUSTEN or Juliet Stevenson", ["Jane Austen", "Juliet Stevenson"],
+         ["Pride and Prejudice"]),  # she reads one book
+    ],
+)  # fmt: skip
+def test_a_person_of_several_books_is_no_title_but_is_said(
+    text: str, people: list, titles: list
+) -> None:
+    assert [n.title for n in PEOPLE.find(text)] == titles
+    assert PEOPLE.people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "titles"),
+    [
+        ("我想听三毛流浪记", ["三毛流浪记"]),  # 三毛 inside a title said is no person
+        ("play homer price", ["Homer Price"]),
+        ("play homer", []),  # one word, also a title's: only "Homer"
+        ("I will listen to dune", ["Dune"]),  # "will" is a word
+        ("jane austen's emma", ["Emma"]),  # the title; the person of two books beside it
+    ],
+)
+def test_a_name_inside_a_title_or_a_plain_word_is_no_person(text: str, titles: list) -> None:
+    found = PEOPLE.find(text)
+    assert [n.title for n in found] == titles
+    assert all(n.how != "person" for n in found)
+    if titles:
+        assert not set(PEOPLE.people_in(text)) & {"三毛", "Homer", "Will"}

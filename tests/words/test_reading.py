@@ -211,9 +211,32 @@ def test_an_acknowledgement_asks_for_nothing(utterance: str) -> None:
     assert reading.acknowledgement and not reading.calls
 
 
-@pytest.mark.parametrize("utterance", ["不要暂停", "别停", "don't stop"])
-def test_a_negated_pause_or_stop_keeps_playing(utterance: str) -> None:
-    assert calls(utterance) in ([("resume", {})], [])
+@pytest.mark.parametrize("utterance", ["不要暂停", "pause? no, don't pause"])
+def test_a_negated_pause_keeps_playing(utterance: str) -> None:
+    assert calls(utterance) == [("resume", {})]
+
+
+@pytest.mark.parametrize("utterance", ["别停", "don't stop", "算了，不用停了，接着往下放"])
+def test_a_negated_stop_keeps_playing_and_takes_back_a_timer(utterance: str) -> None:
+    assert calls(utterance) == [("sleep_timer", {"minutes": 0}), ("resume", {})]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "rate"),
+    [("playback speed point nine", 0.9), ("one point two five speed", 1.25),
+     ("set the speed to point seven five", 0.75)],
+)  # fmt: skip
+def test_a_decimal_speed_said_in_words(utterance: str, rate: float) -> None:
+    assert calls(utterance) == [("set_speed", {"rate": rate})]
+
+
+@pytest.mark.parametrize(
+    "utterance", ["Put on part two of The Martian", "play the second part of Dune"]
+)
+def test_a_part_said_may_name_an_episode_of_that_title(utterance: str) -> None:
+    (call,) = calls(utterance)
+    assert call[0] == "play_book"
+    assert (call[1]["section"], call[1]["episode_title"]) == (2, "part 2")
 
 
 @pytest.mark.parametrize("utterance", ["", "三体好听吗", "is Dracula any good"])
@@ -586,3 +609,50 @@ def test_chapters_speed_skip_and_the_timer_said_in_more_ways(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the end of the episode: its end word, who stops, and the stop in more words
+        ("放完这一回就不听了", [("sleep_timer", {"end_of_episode": True})]),
+        ("这个故事讲完了让它自己关", [("sleep_timer", {"end_of_episode": True})]),
+        ("播到这一集末尾就停", [("sleep_timer", {"end_of_episode": True})]),
+        ("这一节完了就歇会儿", [("sleep_timer", {"end_of_episode": True})]),
+        ("stop once this story is over", [("sleep_timer", {"end_of_episode": True})]),
+        ("play one story of Dracula and then stop", [("play_book", {"keyword": "Dracula"}),
+                                                     ("sleep_timer", {"end_of_episode": True})]),
+        # questions about the timer change nothing
+        ("这一集放完的时候会自己停吗", [("get_status", {"about": "sleep"})]),
+        ("have i set it to stop after this episode?", [("get_status", {"about": "sleep"})]),
+        ("scrap the sleep timer", [("sleep_timer", {"minutes": 0})]),
+        # a book named with its skip: the book first
+        ("play Dracula and skip the intro, about fifteen seconds", [("play_book", {"keyword": "Dracula"}),
+                                                                   ("set_skip", {"intro": 15})]),
+        ("skip two minutes at the start and ten seconds at the end", [("set_skip", {"intro": 120, "outro": 10})]),
+        ("is the outro skip on?", [("get_status", {"about": "skip"})]),
+        # a bare number corrects the episode said before it
+        ("go to chapter four, no wait, five", [("play_book", {"section": 5})]),
+        ("play Dracula ch. 9", [("play_book", {"keyword": "Dracula", "section": 9})]),
+        ("skip ahead maybe two chapters", [("next_episode", {}), ("next_episode", {})]),
+        ("you can speed things back up now", [("set_speed", {"step": 1})]),
+        ("play it at three quarters speed", [("set_speed", {"rate": 0.75})]),
+        ("put the volume on forty", [("set_volume", {"percent": 40})]),
+        ("等会儿等会儿，有人敲门", [("pause", {})]),
+        # an episode's title with no book: the book heard now; a series before the verb
+        ("巳正那一章，给我放那个", [("play_book", {"episode_title": "巳正"})]),
+        ("接着上次的三体听", [("play_book", {"keyword": "三体"})]),
+    ],
+)  # fmt: skip
+def test_a_fourth_round_of_ways_to_say_chapters_timers_and_skips(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_series_named_before_the_verb_asks_which_part() -> None:
+    reading = read("明朝那些事儿接着听", "zh", INDEX)
+    assert not reading.calls and set(reading.choices) >= {
+        "明朝那些事儿 第一部",
+        "明朝那些事儿 第二部",
+    }

@@ -232,6 +232,12 @@ def rate_said(text: str) -> float | None:
         return 0.5
     if re.fullmatch(r"three[- ]quarters?|四分之三", said):
         return 0.75
+    if said in ("quarter", "四分之一"):
+        return 0.25  # said, and out of range: the player says the range
+    if said in ("max", "maximum", "full", "top", "fastest", "最快"):
+        return 2.0  # the fastest the player plays (MAX_SPEED)
+    if said in ("min", "minimum", "slowest", "最慢"):
+        return 0.5
     half = False
     for tail in ("倍半", "个半", "半", " and a half"):
         if said.endswith(tail) and said != tail:

@@ -84,6 +84,14 @@ _LABEL = re.compile(
 )
 
 
+_NUMBER_SAID = (
+    r"(?:\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百]+|(?:(?:one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+    r"nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)[\s-]*)+)"
+)
+"""A number as said: digits, a Chinese numeral, English number words."""
+
+
 @dataclass
 class Hit:
     tool: str
@@ -177,7 +185,29 @@ class Scanner:
         it, and the object between a phrasal verb and its particle."""
         text = _FAKE_RESULT.sub(", ", text)
         text = _LABEL.sub(", ", text).strip(" ,")
-        return self._phrasal(text)
+        return self._corrected(self._phrasal(text))
+
+    def _corrected(self, text: str) -> str:
+        """`text` with a number corrected by a bare number said last in its place ("音量调到
+        三十，哦不，四十" -> "音量调到四十", "chapter 20... no wait, 22" -> "chapter 22"):
+        the amount keeps its unit and its verb, whatever it is an amount of."""
+        words = [*self.zh.words("corrections"), *self.en.words("corrections")]
+        words += ["no", "nope", "不", "不是", "哦", "oh", "um", "uh", "sorry", "actually", "嗯"]
+        said = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+        gap = r"[\s,，.。…!！、]"
+        match = re.fullmatch(
+            rf"(?P<head>.*?)(?P<old>{_NUMBER_SAID})(?P<unit>[^\d,，.。…!！?？零〇一二两三四五六七八九十]{{0,12}}?)"
+            rf"{gap}+(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})[\s.。!！]*",
+            text,
+            re.IGNORECASE,
+        )
+        if match is None or not re.search(
+            rf"(?:{said})", text[match.end("unit") : match.start("new")], re.I
+        ):
+            return text
+        from .numbers import spoken_to_digits
+
+        return spoken_to_digits(match.group("head") + match.group("new") + match.group("unit"))
 
     def _phrasal(self, text: str) -> str:
         """`text` with the object between a phrasal verb and its particle dropped ("turn

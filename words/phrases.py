@@ -34,7 +34,7 @@ _LEXICON_LISTS = {
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
     "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
     "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words",
-    "head_lead", "corrections", "hesitations", "cancel_words", "volume_nouns",
+    "head_lead", "corrections", "hesitations", "cancel_words", "volume_nouns", "set_before",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

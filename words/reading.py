@@ -380,6 +380,16 @@ class _Reader:
             if hit is not None:
                 acts.extend((clause, h) for h in sorted([hit, *self._beside(clause, hit)],
                                                         key=lambda h: h.start))  # fmt: skip
+        earlier = [
+            c for c, h in acts
+            if h.tool == "sleep_timer"
+            and any(said_in(w, c.text, script_of(c.text))
+                    for w in self.phrases(script_of(c.text)).words("set_before"))
+        ]  # fmt: skip
+        if earlier and any(c.question for c in clauses):
+            # a timer spoken of as set before, and a question: whether it still holds
+            acts = [(c, h) for c, h in acts if h.tool != "sleep_timer"]
+            acts.append((earlier[0], Hit("get_status", "sleep", 0, 0)))
         commands = [(c, h) for c, h in acts if h.tool in COMMANDS]
         questions = [(c, h) for c, h in acts if c.question]
         if questions and commands and all(self.scan.interjection(c) for c, _ in commands):
@@ -414,6 +424,7 @@ class _Reader:
         # The last of each group is meant ("暂停，算了，继续" resumes), but an amount said
         # beats a complaint beside it ("声音开到八十吧，太小了"); of questions, the last.
         kept: dict[str, tuple[Clause, Hit]] = {}
+        replaced: dict[str, tuple[Clause, Hit]] = {}  # what a later act of its group took over
         for clause, hit in chosen:
             group = GROUP.get(hit.tool, hit.tool) if hit.tool in COMMANDS else "question"
             held = kept.get(group)
@@ -460,7 +471,8 @@ class _Reader:
             if held and group == "skip" and (held[1].kind, hit.kind) == ("topic", "topic"):
                 # "skip intro one minute, and outro thirty": both ends, each its own amount
                 hit = Hit(hit.tool, hit.kind, hit.start, hit.end, {**held[1].args, **hit.args})
-            kept.pop(group, None)
+            if group in kept:
+                replaced[group] = kept.pop(group)
             kept[group] = (clause, hit)
         self._settle(kept)
         ending = kept.get("sleep")
@@ -484,6 +496,9 @@ class _Reader:
             playback = kept.get("playback")
             if playback is not None and playback[1].tool in ("stop", "pause"):
                 del kept["playback"]  # "after this chapter, stop": the stop is the timer's
+                before = replaced.get("playback")
+                if before is not None and before[1].tool == "play_book":
+                    kept["playback"] = before  # "play X, just the one chapter, then off"
             else:
                 del kept["sleep"]  # "after this chapter" alone commands nothing
                 if not kept:
@@ -994,13 +1009,18 @@ class _Reader:
         for clause in self.clauses:
             text = clause.text
             found = re.search(
-                r"(?:从|放|听|播|到)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
+                r"(?:(?:从|放|听|播|到)(?:一下)?)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
                 r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
                 text,
             )
             if not found:
-                # "put on the martian from sol ten": an episode's own name
-                named = _numbered_name(r"\bfrom(?!\s+(?:chapter|episode|part)\b)", text)
+                # "put on the martian from sol ten", "jump to Sol 12 in The Martian": an
+                # episode's own name
+                named = _numbered_name(
+                    r"\b(?:from|to)(?!\s+(?:chapter|episode|part|volume|speed|minute|second|"
+                    r"level|percent|number|page|track|ch|ep)\b)",
+                    re.sub(r"\s+(?:in|of|from)\s+§B\d+§[\s?!.]*$", "", text),
+                )
                 if named:
                     return named
                 continue

@@ -656,3 +656,44 @@ def test_a_series_named_before_the_verb_asks_which_part() -> None:
         "明朝那些事儿 第一部",
         "明朝那些事儿 第二部",
     }
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a bare number said after a correction takes the place of the number before it
+        ("声音开到二十，哦不，三十五", [("set_volume", {"percent": 35})]),
+        ("set a timer for 20 minutes, no, 25", [("sleep_timer", {"minutes": 25})]),
+        ("dracula chapter ten... no wait, eleven", [("play_book", {"keyword": "Dracula", "section": 11})]),
+        # an episode's name after "to", with the book after it
+        ("skip to Letter 5 of Dracula", [("play_book", {"keyword": "Dracula", "episode_title": "letter 5"})]),
+        ("西游记放一下 猴王出世 那一集", [("play_book", {"keyword": "西游记", "episode_title": "猴王出世"})]),
+        # speeds said as a place on the dial; the speed to change asked back
+        ("top speed please", [("set_speed", {"rate": 2.0})]),
+        ("the slowest speed you have", [("set_speed", {"rate": 0.5})]),
+        # a keyboard's slips, seconds as "s", the first minute
+        ("play dracula from chapter 3 and skip the intor 20s", [("play_book", {"keyword": "Dracula", "section": 3}),
+                                                             ("set_skip", {"intro": 20})]),
+        ("skip the last minute of every episode", [("set_skip", {"outro": 60})]),
+        # the end of the episode in more words; its cancel; a question of the skip
+        ("finish this episode and then go to bed", [("sleep_timer", {"end_of_episode": True})]),
+        ("when this chapter's done just stop", [("sleep_timer", {"end_of_episode": True})]),
+        ("timer till the end of this chapter", [("sleep_timer", {"end_of_episode": True})]),
+        ("play Dracula, only one chapter, then off", [("play_book", {"keyword": "Dracula"}),
+                                                     ("sleep_timer", {"end_of_episode": True})]),
+        ("kill the end of chapter stop", [("sleep_timer", {"minutes": 0})]),
+        ("is anything skipped at the start?", [("get_status", {"about": "skip"})]),
+        ("这一集讲完你会自动停吗", [("get_status", {"about": "sleep"})]),
+        ("我之前定的这集放完就关，现在还有效吗", [("get_status", {"about": "sleep"})]),
+    ],
+)  # fmt: skip
+def test_a_fifth_round_corrections_episode_names_speeds_and_the_end_of_an_episode(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize("utterance", ["语速改一下", "把播放速度调一下"])
+def test_the_speed_to_change_with_no_way_said_asks(utterance: str) -> None:
+    reading = read(utterance, "zh", INDEX)
+    assert not reading.calls and reading.clarify == "speed"

@@ -76,7 +76,15 @@ class FastPath:
             chosen = _bookmarked(reading.choices, context, schema)
             if chosen is None:
                 return Plan(ask=("choose", tuple(reading.choices)))
-            calls = [FastMatch("play_book", {"keyword": chosen})]
+            asked = [c.tool for c in reading.calls]
+            loaded = role_values(context, schema, TITLE, beside=PLAYBACK_STATE)
+            if asked == ["get_status"] and chosen in loaded:
+                calls = [FastMatch("get_status", {})]  # a question of the part heard now
+            elif asked == ["get_status"] and "get_album_detail" in names:
+                # "明朝那些事儿听到哪了": where the part listened to was left off
+                calls = [FastMatch("get_album_detail", {"album_id": chosen, "keyword": chosen})]
+            else:
+                calls = [FastMatch("play_book", {"keyword": chosen})]
         elif reading.ask_which and not reading.calls:
             return Plan(ask=("which", ()))
         elif reading.clarify and not reading.calls:

@@ -197,7 +197,7 @@ class Scanner:
         gap = r"[\s,，.。…!！、]"
         match = re.fullmatch(
             rf"(?P<head>.*?)(?P<old>{_NUMBER_SAID})(?P<unit>[^\d,，.。…!！?？零〇一二两三四五六七八九十]{{0,12}}?)"
-            rf"{gap}+(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})[\s.。!！]*",
+            rf"{gap}+(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})(?:\s*(?P=unit)(?<=\S))?[\s.。!！]*",
             text,
             re.IGNORECASE,
         )

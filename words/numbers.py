@@ -358,6 +358,9 @@ def spoken_to_digits(text: str) -> str:
             if re.match(r"\s+(?:the|a|an|my|your|her|his|our|their|me|us|them|it|its|this|that)\b",
                         after, re.IGNORECASE):  # fmt: skip
                 return match.group(0)  # "reset this chapter to the beginning": a preposition
+            before = match.string[: match.start()]
+            if re.search(r"\b(?:each|every|this|that|the|same|current|one)\s+$", before, re.I):
+                return match.group(0)  # "… of each chapter too": that chapter, no number
         value = _en_counter_value(match.group(2), second)
         if second and value == _en_counter_value(match.group(2), None):
             return f"{match.group(1)} {value} {second}"

@@ -151,12 +151,16 @@ _EPISODE_MARKED = re.compile(
     # counted from the end: "最后一章", "倒数第2章", "the last chapter" (not "back to the last
     # episode": the one before), "the second to last chapter"
     r"|(?P<last>最后一\s*[集回章节]|(?<!back to )(?<!back to the )(?<!back )(?<!back the )\b(?:the\s+)?(?:very\s+)?(?:last|final)"
-    r"\s+(?:episode|chapter|part|section)\b|\bfinal\s+(?:episode|chapter)\b)"
+    r"\s+(?:episode|chapter|part|section)\b|\bfinal\s+(?:episode|chapter)\b"
+    r"|\bthe\s+very\s+(?:last|final)(?:\s+one)?\b)"
     r"|倒数第\s*(?P<back>\d+)\s*[集回章节]"
     r"|\b(?P<back2>second|2nd|third|3rd)[\s-]+(?:to[\s-]+)?last\s+(?:episode|chapter)\b"
     r"|\bpenultimate\s+(?:episode|chapter)\b(?P<pen>)",
     re.IGNORECASE,
 )
+_EPISODE_BEFORE_TITLE = re.compile(r"(?:[上下前后]一个|[上下]个|\bthe (?:previous|next) )$")
+"""Words before a title that make it one of the book's episodes ("上一个成语故事")."""
+
 _PART_SAID = re.compile(
     r"第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季]"
     r"|\b(?:part|book|volume)\s+(?P<n2>\d+|one|two|three|four|five|six|seven)\b",
@@ -201,6 +205,9 @@ class _Reader:
             if n.how in ("title", "alias", "edition")
             or not any(n.start < e and s < n.end for s, e in amounts)
         ]  # "半小时后关掉" names no 半小时漫画中国史
+        # "上一个成语故事没听懂": after 上一个 / "the previous" a title is a common noun, one of
+        # the book's episodes (a book is never "the previous 成语故事")
+        titles = [n for n in titles if not _EPISODE_BEFORE_TITLE.search(folded[: n.start])]
         spans: list[tuple[int, int, str]] = [
             (n.start, n.end, f"§B{i}§") for i, n in enumerate(titles)
         ]
@@ -326,6 +333,18 @@ class _Reader:
                         and self._near_title(clause, hit) is None
                     ):
                         hit.kind = "replay"
+        # "上一集没听懂，再放一遍", "the previous chapter, play it again": the again is of
+        # the episode before, which the earlier clause named
+        for at, clause in enumerate(clauses):
+            before = [h for c in clauses[:at] for h in c.hits]
+            if (
+                "§E" in clause.text
+                or clause.titles
+                or not any(h.tool == "previous_episode" and not h.negated for h in before)
+            ):
+                continue
+            if any(h.tool == "play_book" and h.kind == "replay" for h in clause.hits):
+                clause.hits = [h for h in clause.hits if h.tool != "play_book" or h.negated]
 
     def _book_said(self, clauses: list[Clause]) -> bool:
         """True when a verb asking for a book has words after it that may name one ("play
@@ -831,6 +850,13 @@ class _Reader:
                 said = self._keyword(clause, hit)
                 found = self.index.lookup(said) if said else []
                 named = found[:1] if len(found) == 1 else []
+            if not named and kind == "now" and self.index is not None:
+                # "明朝那些事儿我上回听到第几集了": a series named, its parts the choices; the
+                # one listened to says which (see `Reading.choices`)
+                found = self.index.series_in(clause.text)
+                if len(found) > 1:
+                    extra["choices"] = tuple(found[:5])
+                    return Call("get_status", {}, book=found[0])
             if named and kind in ("episodes", "author", "narrator", "description"):
                 return Call("search_album", {"keyword": named[-1]})
             if named:
@@ -874,7 +900,11 @@ class _Reader:
             if kind == "ask":  # "调一下速度": faster or slower?
                 extra["clarify"] = "speed"
                 return Call("")
-            return self._speed(hit)
+            call = self._speed(hit)
+            if call is not None and not 0.5 <= call.arguments.get("rate", 1.0) <= 2.0:
+                extra["clarify"] = "speed_range"  # "三倍速": past what the player holds, ask
+                return Call("")
+            return call
         if tool == "set_skip":
             if kind == "topic":
                 return Call("set_skip", dict(hit.args))
@@ -1151,7 +1181,7 @@ class _Reader:
     @staticmethod
     def _speed(hit: Hit) -> Call | None:
         """set_speed: a speed said ("1.5倍速": rate 1.5), faster or slower by a step, or
-        normal (rate 1); a speed past 0.5..2 is the nearest the player holds ("三倍速": 2)."""
+        normal (rate 1); a speed past 0.5..2 is returned as said (the caller asks)."""
         if hit.kind == "faster":
             return Call("set_speed", {"step": 1})
         if hit.kind == "slower":
@@ -1164,7 +1194,7 @@ class _Reader:
         if rate is None or rate <= 0:
             return None
         rate += 0.5 if hit.args.get("half") else 0.0
-        return Call("set_speed", {"rate": min(2.0, max(0.5, rate))})
+        return Call("set_speed", {"rate": rate})
 
     def _skip_topic(self, clause: Clause) -> Hit | None:
         """A clause about the intro or outro skip, read whole ("片头多跳十秒", "片尾也跳了吧，
@@ -1183,6 +1213,8 @@ class _Reader:
             return [w for w in data.get(key, ()) if said_in(w, piece, script)]
 
         verb = self._skip_verb_in(self.clauses)
+        # "cut off the end": a verb of cutting, not a word of no skip
+        uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
 
         def ends_in(piece: str) -> set[str]:
             found = set()
@@ -1195,6 +1227,9 @@ class _Reader:
                     found.add("outro")
                 if re.search(r"(?:开头|最前面|前面)[^，。！？§]{0,4}§D", piece):
                     found.add("intro")
+                # "cut the intro, and the last five seconds of each chapter too"
+                if said_first := re.search(r"\bthe (first|last) §D", piece):
+                    found.add("intro" if said_first.group(1) == "first" else "outro")
             piece = PLACEHOLDER.sub(" ", piece)
             for end in ("intro", "outro"):
                 if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
@@ -1202,7 +1237,7 @@ class _Reader:
             return found
 
         ends = ends_in(clause.text)
-        if not ends and said("both_words") and said("off_words"):
+        if not ends and said("both_words") and said("off_words", uncut):
             ends = {"intro", "outro"}  # "turn off all the skipping stuff"
         if not ends:
             return None
@@ -1237,7 +1272,7 @@ class _Reader:
         if by and not sign:  # "drop the end skip by ten seconds": a change of it
             fewer = re.search(r"\b(?:drop|cut|reduce|lower|down|shorten|trim)\b", text)
             sign = -1 if fewer else 1
-        acted = said("verbs") or said("off_words") or changes or amounts
+        acted = said("verbs") or said("off_words", uncut) or changes or amounts
         if not acted and not self._skip_verb_in(followers):
             return Hit("set_skip", "keep", 0, 0)  # "…，还是能听到那个开场白": a remark
         spelled = re.sub(r"§D(\d+)§", r" \1 ", clause.text)
@@ -1256,7 +1291,7 @@ class _Reader:
                 return Hit("set_skip", "topic", 0, 0,
                            {**dict.fromkeys(sorted(ends), sign * value), "relative": True})  # fmt: skip
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), value))
-        if said("off_words"):
+        if said("off_words", uncut):
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), 0))
         if sign:
             step = int(data.get("step_seconds", 5))

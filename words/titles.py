@@ -159,6 +159,10 @@ _LATIN_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
+_SPELLED = {"mister": "mr", "missus": "mrs", "doctor": "dr", "saint": "st"}
+"""A title's abbreviation as a listener says it, and as the title writes it."""
+
+
 def _latin_words(text: str) -> list[str]:
     """The Latin words of `text` after `fold`, an apostrophe dropped ("Philosopher's" ->
     "philosophers")."""
@@ -310,6 +314,7 @@ class TitleIndex:
         self._person_forms = sorted(people_forms.items(), key=lambda f: -len(f[0]))
         self._title_words = frozenset(w for words, _, _ in self._latin for w in words)
         self._firsts = self._first_of_series()
+        self._starts: dict[int, dict[str, list[str]]] | None = None
         # Titles in parts ("单田芳 三侠五义": a reader's name and the book), said with words
         # between them ("单田芳说的三侠五义"); the last part may be short ("袁阔成讲的三国").
         self._parts = [
@@ -634,6 +639,39 @@ class TitleIndex:
                         out.append(Named(title, folded[start:end], start, end, "sound"))
         return out
 
+    def series_in(self, text: str) -> list[str]:
+        """The titles of the series `text` names by their shared beginning ("明朝那些事儿"
+        for its four parts, "harry potter" for its books), in library order; empty when
+        `text` names no beginning shared by several titles (the longest said wins)."""
+        key = normalize(text)
+        words = f" {' '.join(_latin_words(text))} "
+        best: tuple[int, list[str]] = (0, [])
+        for size, owners in self._series_starts().items():
+            for start, titles in owners.items():
+                said = start in key if size > 0 else f" {start} " in words
+                if said and len(start) > best[0] and len(titles) > 1:
+                    best = (len(start), titles)
+        return best[1]
+
+    def _series_starts(self) -> dict[int, dict[str, list[str]]]:
+        """Beginnings shared by several titles: CJK ones of three characters or more
+        (key 1), Latin ones of two words or more, from a title's first word (key 0)."""
+        if self._starts is None:
+            cjk: dict[str, list[str]] = {}
+            latin: dict[str, list[str]] = {}
+            for title in self.titles:
+                key = normalize(title)
+                if re.search(r"[\u3400-\u9fff]", key):
+                    for size in range(3, len(key) + 1):
+                        cjk.setdefault(key[:size], []).append(title)
+                else:
+                    title_words = _latin_words(title)
+                    for size in range(2, len(title_words) + 1):
+                        latin.setdefault(" ".join(title_words[:size]), []).append(title)
+            self._starts = {1: {k: v for k, v in cjk.items() if len(v) > 1},
+                            0: {k: v for k, v in latin.items() if len(v) > 1}}  # fmt: skip
+        return self._starts
+
     def exact(self, words: str) -> list[str]:
         """The titles `words` is whole: a title, an alias or a part said another way."""
         key = normalize(words)
@@ -690,8 +728,9 @@ class TitleIndex:
                 ]
             content = [w for w in said if w not in self._function_words]
             if not found and len(content) >= 2 and sum(map(len, content)) >= 7:
-                # "jane air", "withering heights": the words as they sound
-                heard = [_metaphone(w) for w in content]
+                # "jane air", "withering heights", "dr jeckle and mister hide": the words as
+                # they sound, a title's "Mr" as said
+                heard = [_metaphone(_SPELLED.get(w, w)) for w in content]
                 found = [
                     title
                     for form_words, title, how in self._latin

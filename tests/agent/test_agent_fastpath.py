@@ -105,3 +105,22 @@ def test_the_last_episode_and_an_episode_title_reach_the_player() -> None:
     assert plan("西游记，放石猴出世那一集").calls == (
         FastMatch("play_book", {"keyword": "西游记", "episode_title": "石猴出世"}),
     )
+
+
+def test_where_a_series_was_left_off_is_the_part_listened_to_and_nothing_plays() -> None:
+    marked = {
+        "message": "…",
+        "bookmarks": [{"id": "lib:9", "title": "Harry Potter and the Chamber of Secrets",
+                       "episodes": 18, "episode": 4, "position": 30.0}],
+    }  # fmt: skip
+    assert plan("where was I in harry potter?", marked).calls == (
+        FastMatch(
+            "get_album_detail",
+            {"album_id": "Harry Potter and the Chamber of Secrets",
+             "keyword": "Harry Potter and the Chamber of Secrets"},
+        ),
+    )  # fmt: skip
+    # no part listened to: which one?
+    assert plan("where was I in harry potter?").ask[0] == "choose"
+    # a speed past what the player holds is asked, not changed
+    assert plan("调到三倍速", PLAYING).ask == ("clarify", ("speed_range",))

@@ -28,6 +28,8 @@ LIBRARY = [
     ("Alice in Wonderland", ()),
     ("睡前故事", ()),
     ("围城", ()),
+    ("成语故事", ()),
+    ("Dr Jekyll and Mr Hyde", ()),
 ]
 INDEX = TitleIndex(LIBRARY)
 
@@ -275,7 +277,7 @@ def test_the_facts_for_the_grammar() -> None:
         ("slow down a bit", [("set_speed", {"step": -1})]),
         ("normal speed please", [("set_speed", {"rate": 1.0})]),
         ("set the speed to 1.25", [("set_speed", {"rate": 1.25})]),
-        ("三倍速", [("set_speed", {"rate": 2.0})]),  # beyond 2x: the nearest the player holds
+        ("三倍速", []),  # beyond 2x: asked which speed (see test_a_speed_past_the_range_asks)
         ("跳过片头30秒", [("set_skip", {"intro": 30})]),
         ("片头跳过20秒", [("set_skip", {"intro": 20})]),  # not the seek of "跳过20秒"
         ("每集跳过片尾十五秒", [("set_skip", {"outro": 15})]),
@@ -697,3 +699,61 @@ def test_a_fifth_round_corrections_episode_names_speeds_and_the_end_of_an_episod
 def test_the_speed_to_change_with_no_way_said_asks(utterance: str) -> None:
     reading = read(utterance, "zh", INDEX)
     assert not reading.calls and reading.clarify == "speed"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a correction that says the episode's counter again
+        ("放第二十回，不对，二十一回", [("play_book", {"section": 21})]),
+        # the episode before, said in one clause, played again in the next
+        ("上一集刚才走神了，再放一遍", [("previous_episode", {})]),
+        ("the chapter before, I want to hear it again", [("previous_episode", {})]),
+        ("上一个睡前故事没听完，重新放", [("previous_episode", {})]),
+        # a speed said with 语速 and a verb of slowing; a reader too slow in other words
+        ("语速调慢到零点五", [("set_speed", {"rate": 0.5})]),
+        ("他念得慢吞吞的", [("set_speed", {"step": 1})]),
+        ("could he read a little more quickly", [("set_speed", {"step": 1})]),
+        ("the narrator is sooo slow", [("set_speed", {"step": 1})]),
+        # the end of the episode with a helper word, "finish" as said, the book's own word
+        ("这章完了以后给我停了", [("sleep_timer", {"end_of_episode": True})]),
+        ("when this chapter finish, stop please", [("sleep_timer", {"end_of_episode": True})]),
+        ("set it for ten minutes, no wait, until the end of this sol",
+         [("sleep_timer", {"end_of_episode": True})]),
+        ("never mind about pausing at the end", [("sleep_timer", {"minutes": 0})]),
+        # skips: an end said in another clause; "instead of"; a split "in tro"; "cut off"
+        ("skip the intro, fifteen seconds, and the last ten seconds of each episode", [("set_skip", {"intro": 15, "outro": 10})]),
+        ("it chops off the beginning, skip ten seconds less", [("set_skip", {"intro": -10, "relative": True})]),
+        ("skip 20 at the start instead of 40", [("set_skip", {"intro": 20})]),
+        ("skip out tro thirty seconds on every chapter", [("set_skip", {"outro": 30})]),
+        ("the intro skip is three seconds too long", [("set_skip", {"intro": -3, "relative": True})]),
+        # a number heard as "too" after "each chapter" is no chapter 2
+        ("skip the last 5 seconds of every chapter too", [("set_skip", {"outro": 5})]),
+        # the volume a step goes to; who is moved is not said of a move
+        ("turn it all the way down, about 20", [("set_volume", {"percent": 20})]),
+        ("jump us to chapter 4", [("play_book", {"section": 4})]),
+        ("what number is the final chapter? go to the very last one", None),
+        # a title's "Mr" as said, with its words as they sound
+        ("put on doctor jeckel and mister hide", [("play_book", {"keyword": "Dr Jekyll and Mr Hyde"})]),
+    ],
+)  # fmt: skip
+def test_a_sixth_round_corrections_replays_speeds_skips_and_titles(
+    utterance: str, expected: list | None
+) -> None:
+    if expected is None:
+        assert ("play_book", {"section": -1}) in calls(utterance)
+    else:
+        assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize("utterance", ["调到五倍速", "play at 3x speed", "quarter speed"])
+def test_a_speed_past_the_range_asks(utterance: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert not reading.calls and reading.clarify == "speed_range"
+
+
+def test_a_question_of_where_a_series_was_left_off_names_its_parts() -> None:
+    reading = read("明朝那些事儿我听到哪一集了", "zh", INDEX)
+    assert reading.question
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("get_status", {})]
+    assert set(reading.choices) == {"明朝那些事儿 第一部", "明朝那些事儿 第二部"}

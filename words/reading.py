@@ -989,6 +989,8 @@ class _Reader:
                     args["section"] = episode
                 return Call("play_book", args)
             if episode:
+                if found := self._title_said_alone([c for c in self.clauses if c is not clause]):
+                    return self._play(clause, found, extra)  # "Huck Finn, start at episode 2"
                 return Call("play_book", {"section": episode})
             if named_episode := self._episode_title():
                 # "午正那一章，直接给我放那个": that episode of the book heard now
@@ -1408,6 +1410,29 @@ class _Reader:
                 return False
         return True
 
+    def _title_said_alone(self, clauses: list[Clause]) -> list[str]:
+        """The one library title a clause of `clauses` is, said another way (misspelt, cut
+        short: "Frankenstien", "Huck Finn"), when that clause asks for nothing else and
+        names nothing found; else empty."""
+        if self.index is None:
+            return []
+        for clause in clauses:
+            if clause.hits or clause.titles or "§" in clause.text:
+                continue
+            script = script_of(clause.text)
+            p = self.phrases(script)
+            words = strip_words(
+                clause.text.strip(" ,.!?，。！？"),
+                (*p.words("fillers"), *p.words("title_wrappers"), "the", "a", "an"),
+                script,
+            ).strip()
+            if len(words) < (2 if script == "zh" else 4) or len(words.split()) > 4:
+                continue
+            found = self.index.lookup(words)
+            if len(found) == 1:
+                return found
+        return []
+
     def _describes(self, keyword: str, script: str) -> bool:
         """True when `keyword` speaks of people or times ("我朋友推荐的", "we were
         listening to"), as a description of a book does and a title seldom does."""
@@ -1449,6 +1474,10 @@ class _Reader:
             elif all(w in re.findall(r"[\w']+", own) for w in re.findall(r"[\w']+", leftover)):
                 leftover = ""
         question = base.get("question", False)
+        if leftover and not named and base["episode"] and not question:
+            # "Frankenstien, chapter five": a title misspelt or cut short, beside an episode
+            found = self._title_said_alone(clauses)
+            named, leftover = (found, "") if found else (named, leftover)
         named_episode = self._episode_title() if len(named) == 1 and not base["episode"] else ""
         if named_episode and not question:  # "长安十二时辰 午正那一章"
             return Reading(

@@ -727,7 +727,8 @@ class TitleIndex:
                     if how != "edition" and _prefixes(form_words, said)
                 ]
             content = [w for w in said if w not in self._function_words]
-            if not found and len(content) >= 2 and sum(map(len, content)) >= 7:
+            long_word = len(content) == 1 and len(content[0]) >= 8  # "frankenstien"
+            if not found and (len(content) >= 2 or long_word) and sum(map(len, content)) >= 7:
                 # "jane air", "withering heights", "dr jeckle and mister hide": the words as
                 # they sound, a title's "Mr" as said
                 heard = [_metaphone(_SPELLED.get(w, w)) for w in content]

@@ -30,6 +30,8 @@ LIBRARY = [
     ("围城", ()),
     ("成语故事", ()),
     ("Dr Jekyll and Mr Hyde", ()),
+    ("Frankenstein", ()),
+    ("Adventures of Huckleberry Finn", ()),
 ]
 INDEX = TitleIndex(LIBRARY)
 
@@ -757,3 +759,17 @@ def test_a_question_of_where_a_series_was_left_off_names_its_parts() -> None:
     assert reading.question
     assert [(c.tool, c.arguments) for c in reading.calls] == [("get_status", {})]
     assert set(reading.choices) == {"明朝那些事儿 第一部", "明朝那些事儿 第二部"}
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("Frankenstien, chapter four", [("play_book", {"keyword": "Frankenstein", "section": 4})]),
+        ("huck finn, go to chapter 3", [("play_book", {"keyword": "Adventures of Huckleberry Finn", "section": 3})]),
+        ("the kids love it, chapter 3", []),  # a remark, no title: the model's
+    ],
+)  # fmt: skip
+def test_a_title_misspelt_or_cut_short_in_a_clause_beside_an_episode(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

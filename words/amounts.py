@@ -36,13 +36,16 @@ _DURATION_PART = re.compile(
     r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
     r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?:\s+(?:whole|full|entire|good))?"
-    r"(?P<and_half>\s+and\s+a\s+half)?\s+"
+    r"(?P<and_half>\s+and\s+a\s+half)?(?P<and_quarter>\s+and\s+a\s+quarter)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
-    r"(?P<and_half2>\s+and\s+a\s+half)?"
+    r"(?P<and_half2>\s+and\s+a\s+half)?(?P<and_quarter2>\s+and\s+a\s+quarter)?"
     r"(?:\s+and\s+(?P<and_min>\d{1,2}|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|"
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
-    r"(?![\w-]|\s+(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b))?"
+    r"(?![\w-]|\s+(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b)"
+    # "eight minutes thirty": the smaller unit's number, said last in its clause
+    r"|\s+(?P<bare_min>[1-5]?\d|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|four|five|"
+    r"six|seven|eight|nine))?|ten|fifteen)(?=\s*(?:$|[,.!?;，。！？])))?"
     r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
     re.IGNORECASE,
@@ -116,7 +119,12 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
                 continue
             half = bool(match.group("half") or match.group("half2") or match.group("and_half")
                         or match.group("and_half2"))  # fmt: skip
-            value = (number + (0.5 if half else 0.0)) * _UNIT_SECONDS[unit]
+            quarter = bool(match.group("and_quarter") or match.group("and_quarter2"))
+            value = (number + (0.5 if half else 0.25 if quarter else 0.0)) * _UNIT_SECONDS[unit]
+            if match.group("bare_min") and unit in ("minute", "min", "hour", "hr"):
+                smaller = _amount(match.group("bare_min"))  # "eight minutes thirty": 510 s
+                if smaller is not None and 0 < smaller < 60 and not half and not quarter:
+                    value += smaller * _UNIT_SECONDS[unit] / 60
             if match.group("and_min") and unit in ("hour", "hr"):
                 minutes = _amount(match.group("and_min"))  # "an hour and ten": 70 minutes
                 if minutes is not None and 0 < minutes < 60 and not half:

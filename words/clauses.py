@@ -367,11 +367,13 @@ class Scanner:
         return p.heads[m.group()][0], m.start(), m.end()
 
     def later(self, text: str, script: str) -> bool:
-        """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow")."""
+        """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow") or
+        tells what happened ("刚才那集没听完就跳过去了"): its commands are not for now."""
         plain = PLACEHOLDER.sub(" ", text)
         p = self.phrases(script)
         words = p.words("later_words")
-        if any(re.search(pattern, plain) for pattern in p.lexicon.get("later_patterns", ())):
+        patterns = (*p.lexicon.get("later_patterns", ()), *p.lexicon.get("past_patterns", ()))
+        if any(re.search(pattern, plain.strip()) for pattern in patterns):
             return True
         return any(said_in(w, plain, script) for w in words)
 
@@ -400,7 +402,7 @@ class Scanner:
         polite = p.words("polite_requests")
         if script == "en":
             lead = strip_words(plain, [w for w in p.words("fillers") if w not in polite], "en")
-            if any(re.match(rf"{re.escape(w)}(?![\w'])", lead) for w in polite):
+            if any(re.match(rf"{re.escape(w)}(?![\w'])", lead) for w in polite if w != "please"):
                 return not commands and (marked or bool(info))
             if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
                 return True
@@ -409,7 +411,12 @@ class Scanner:
             return marked and not commands
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)
-        asked = marked or any(q in words_of for q in p.words("question_words"))
+        words_of = re.sub(r"[这那前头]几", "", words_of)  # "前面这几章": these, not how many
+        # "这章完了它会自己停不": whether it will, said as a verb and 不 after it
+        whether = re.search(
+            r"是不是|会不会|会[^，。！？]{0,8}(?:[吗么嘛]|[^不]不|没有?)\s*[?？]?\s*$", plain
+        )
+        asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False
         if not commands:
@@ -417,7 +424,7 @@ class Scanner:
         first = min(h.start for h in commands)
         if any(w in plain[:first] for w in polite):
             return False  # "能不能暂停一下", "可以放西游记吗"
-        if re.search(r"是不是|会不会|会[^，。！？]{0,8}[吗么嘛]\s*$", plain):
+        if whether:
             return True  # "这章完了会停吗": whether it will, not a command to
         return bool(info)  # "现在放到第几集了": the question's own words, not a command
 

@@ -33,7 +33,7 @@ _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
     "remark_subjects", "episode_words", "book_words", "title_wrappers", "phrasal_verbs",
     "phrasal_objects", "phrasal_particles", "keyword_trim", "describers", "later_words",
-    "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words",
+    "interjections", "louder_signals", "quieter_signals", "later_patterns", "edition_words", "past_patterns",
     "head_lead", "corrections", "hesitations", "cancel_words", "volume_nouns", "set_before",
 }  # fmt: skip
 SLOT_NUMBER = (

@@ -487,6 +487,13 @@ class _Reader:
                 and re.search(r"[那这两几\d一二三四五六七八九十]\s*[集回章节]", clause.text)
             ):
                 continue  # "放第四十三回，中间那两回不听了": the episodes passed over, no stop
+            if (
+                held
+                and (held[1].tool, hit.tool) == ("set_speed", "set_speed")
+                and held[1].kind in ("normal", "pattern")
+                and hit.kind in ("faster", "slower")
+            ):
+                continue  # "back to normal speed, he sounds like a chipmunk": the reason
             if held and group == "skip" and (held[1].kind, hit.kind) == ("topic", "topic"):
                 # "skip intro one minute, and outro thirty": both ends, each its own amount
                 hit = Hit(hit.tool, hit.kind, hit.start, hit.end, {**held[1].args, **hit.args})
@@ -563,7 +570,9 @@ class _Reader:
         …", "…吗"), as a question of how or when does not."""
         plain = PLACEHOLDER.sub(" ", clause.text).strip()
         if script_of(clause.text) == "zh":
-            return bool(re.search(r"(?:有没有|吗|么)[?？]?$|是不是|会不会", plain))
+            return bool(
+                re.search(r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|是不是|会不会", plain)
+            )
         return bool(
             re.match(
                 r"(?:are you|is it|will it|will you be|did you|have you|is the|did i|have i)\b",
@@ -1259,6 +1268,13 @@ class _Reader:
             followers.append(later)
             free = not any(h.tool in COMMANDS and not h.negated for h in later.hits)
             claimed = any(h.kind == "pattern" and "d" in h.args for h in later.hits)
+            if (
+                claimed
+                and not amounts
+                and self._skip_verb_in([later])
+                and all(h.tool in ("seek", "set_skip") for h in later.hits if h.tool in COMMANDS)
+            ):  # "每集最后那段主题曲，跳过半分钟就行": the skip's amount, not a seek
+                claimed, free = False, True
             given = [] if claimed else self._amounts(later, numbers=free)
             if given:
                 # "shorter than that, make it 10": the amount is all; "…，少跳五秒": its own
@@ -1474,8 +1490,8 @@ class _Reader:
             elif all(w in re.findall(r"[\w']+", own) for w in re.findall(r"[\w']+", leftover)):
                 leftover = ""
         question = base.get("question", False)
-        if leftover and not named and base["episode"] and not question:
-            # "Frankenstien, chapter five": a title misspelt or cut short, beside an episode
+        if leftover and not named and not question:
+            # "Frankenstien, chapter five", "明朝那些事二": a title misspelt or cut short
             found = self._title_said_alone(clauses)
             named, leftover = (found, "") if found else (named, leftover)
         named_episode = self._episode_title() if len(named) == 1 and not base["episode"] else ""

@@ -688,13 +688,21 @@ class TitleIndex:
         of titles it begins or stands inside; else a title it sounds like (Chinese by
         pinyin, English by metaphone: "jane air"); else titles within a small edit
         distance. An edition word picks its edition ("儿童版的水浒" is 水浒传少儿版), and
-        "X的Y" is looked up as Y when X names nothing ("古龙的陆小风"). Empty when it
-        names none."""
+        "X的Y" is looked up as Y when X names nothing ("古龙的陆小风"), and a series
+        said with a number after it is that part ("明朝那些事二"). Empty when it names
+        none."""
         found = self._lookup(words)
         if not found:
             cut = re.split(r"的|之", words, maxsplit=1)
             if len(cut) == 2 and cut[1].strip() and not self._lookup(cut[0]):
                 found = self._lookup(cut[1])
+        if len(found) != 1:
+            said = re.fullmatch(r"(.*?[^\d一二三四五六七八九十])第?([\d一二三四五六七八九十]+)[部本卷册季]?",
+                                normalize(words))  # fmt: skip
+            series = self._lookup(said.group(1)) if said else []
+            part = self.edition(series[0], chinese_number(said.group(2)) or 0) if series else None
+            if len(series) > 1 and part in series:
+                return [part]
         return found
 
     def _lookup(self, words: str) -> list[str]:

@@ -530,7 +530,7 @@ def test_a_duration_is_no_episode_number(utterance: str, episodes: list[int]) ->
         ("西游记三十", [30], False),
         ("嗯，放个三国演绎吧，从头开始", [1], True),
         ("play dune from the beginning", [1], True),
-        ("start the story over", [1], True),
+        ("start the book over", [1], True),
         ("三体第五集", [5], True),
     ],
 )

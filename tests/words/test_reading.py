@@ -318,7 +318,9 @@ E = Ref.EPISODE
             [("play_book", {"section": E})],
         ),
         ("begin the book again please", [("play_book", {"section": 1})]),
-        ("start the story over", [("play_book", {"section": 1})]),
+        # "the story" is the episode's word as much as the book's: the smaller step
+        ("start the story over", [("play_book", {"section": E})]),
+        ("start the book over", [("play_book", {"section": 1})]),
         # said of nothing: the episode playing again, the smaller step
         ("重头开始", [("play_book", {"section": E})]),
         # a title near "from the start" is the book meant
@@ -770,6 +772,48 @@ def test_a_question_of_where_a_series_was_left_off_names_its_parts() -> None:
     ],
 )  # fmt: skip
 def test_a_title_misspelt_or_cut_short_in_a_clause_beside_an_episode(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a clause that tells what happened commands nothing now
+        ("退回上一集吧，刚刚那集自己跳过去了", [("previous_episode", {})]),
+        # speed: a step said twice, a listener who can't keep up, "换一换" asks
+        ("快点儿快点儿", [("set_speed", {"step": 1})]),
+        ("慢点慢点，太赶了", [("set_speed", {"step": -1})]),
+        ("could you read more slowly", [("set_speed", {"step": -1})]),
+        ("make it three times faster", []),
+        # an exact speed said with a complaint: the complaint is its reason
+        ("normal speed please, she sounds like a chipmunk", [("set_speed", {"rate": 1.0})]),
+        # the end of the episode: 整完, 甭, "play to the end of this 回"; "wraps up"
+        ("这章整完就甭放了", [("sleep_timer", {"end_of_episode": True})]),
+        ("就放到这一章结束", [("sleep_timer", {"end_of_episode": True})]),
+        ("once this episode wraps up, stop", [("sleep_timer", {"end_of_episode": True})]),
+        ("never mind the end-of-episode stop", [("sleep_timer", {"minutes": 0})]),
+        ("are you gonna stop after this chapter?", [("get_status", {"about": "sleep"})]),
+        ("这集放完它会停不", [("get_status", {"about": "sleep"})]),
+        # amounts: "四十来秒", "a minute and a quarter", "eight minutes thirty", "N more minutes"
+        ("片头跳过三十来秒", [("set_skip", {"intro": 30})]),
+        ("skip the intro, it's a minute and a quarter", [("set_skip", {"intro": 75})]),
+        ("go to four minutes fifteen", [("seek", {"seconds": 255})]),
+        ("give it ten more minutes then stop", [("sleep_timer", {"minutes": 10})]),
+        # the end named in one clause, its amount with a verb of skipping in the next
+        ("每集最后那段广告，跳过二十秒", [("set_skip", {"outro": 20})]),
+        ("please skip the music at the beginning of each episode, ten seconds", [("set_skip", {"intro": 10})]),
+        # "这几章" says which chapters, it asks nothing
+        ("往后跳两章，这几章我听过", [("next_episode", {}), ("next_episode", {})]),
+        # "wait what" is an interjection; "the story" again is the episode
+        ("wait what, go back ten seconds", [("seek", {"seconds": -10, "relative": True})]),
+        ("read the story again", [("play_book", {"section": E})]),
+        # a series said with its number, no 儿
+        ("明朝那些事2", [("play_book", {"keyword": "明朝那些事儿 第二部"})]),
+    ],
+)  # fmt: skip
+def test_a_seventh_round_past_clauses_amounts_skips_timers_and_series(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected

@@ -22,6 +22,13 @@ PLAYING = {
                 "before": True}],
 }  # fmt: skip
 
+MARKED = {
+    "message": "…",
+    "bookmarks": [{"id": "lib:9", "title": "Harry Potter and the Chamber of Secrets",
+                   "episodes": 18, "episode": 4, "position": 30.0}],
+}  # fmt: skip
+"""Nothing loaded; one of two Harry Potter books left off."""
+
 
 def plan(utterance: str, context: dict | None = None, tools=TOOLS):
     lang = "en" if utterance.isascii() else "zh"
@@ -51,12 +58,7 @@ def test_the_episode_loaded_now_and_the_book_before_come_from_the_context() -> N
 def test_several_books_named_ask_which_unless_the_context_says() -> None:
     asked = plan("play harry potter")
     assert asked.ask is not None and asked.ask[0] == "choose" and len(asked.ask[1]) == 2
-    marked = {
-        "message": "…",
-        "bookmarks": [{"id": "lib:9", "title": "Harry Potter and the Chamber of Secrets",
-                       "episodes": 18, "episode": 4, "position": 30.0}],
-    }  # fmt: skip
-    assert plan("play harry potter", marked).calls == (
+    assert plan("play harry potter", MARKED).calls == (
         FastMatch("play_book", {"keyword": "Harry Potter and the Chamber of Secrets"}),
     )
 
@@ -108,12 +110,7 @@ def test_the_last_episode_and_an_episode_title_reach_the_player() -> None:
 
 
 def test_where_a_series_was_left_off_is_the_part_listened_to_and_nothing_plays() -> None:
-    marked = {
-        "message": "…",
-        "bookmarks": [{"id": "lib:9", "title": "Harry Potter and the Chamber of Secrets",
-                       "episodes": 18, "episode": 4, "position": 30.0}],
-    }  # fmt: skip
-    assert plan("where was I in harry potter?", marked).calls == (
+    assert plan("where was I in harry potter?", MARKED).calls == (
         FastMatch(
             "get_album_detail",
             {"album_id": "Harry Potter and the Chamber of Secrets",

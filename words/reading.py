@@ -575,7 +575,8 @@ class _Reader:
             )
         return bool(
             re.match(
-                r"(?:are you|is it|will it|will you be|did you|have you|is the|did i|have i)\b",
+                r"(?:are you|is it|will it|does it|would it|will you be|did you|have you|is the|did i"
+                r"|have i)\b",
                 plain,
             )
         )
@@ -1292,7 +1293,13 @@ class _Reader:
             sign = -1 if fewer else 1
         acted = said("verbs") or said("off_words", uncut) or changes or amounts
         if not acted and not self._skip_verb_in(followers):
-            return Hit("set_skip", "keep", 0, 0)  # "…，还是能听到那个开场白": a remark
+            # "…，还是能听到那个开场白", "that recap at the start of every episode again": a
+            # remark on the skip alone asks how many seconds; beside another act, nothing
+            alone = not any(
+                c is not clause and (ends_in(c.text) or any(h.tool in COMMANDS for h in c.hits))
+                for c in self.clauses
+            )
+            return Hit("set_skip", "ask" if alone else "keep", 0, 0)
         spelled = re.sub(r"§D(\d+)§", r" \1 ", clause.text)
         own = [s.value for s in numbers_said(PLACEHOLDER.sub(" ", spelled), lone_one=False)]
         if len(ends) == 2 and len(own) == 2 and not sign:

@@ -817,3 +817,28 @@ def test_a_seventh_round_past_clauses_amounts_skips_timers_and_series(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("take me to chapter 6", [("play_book", {"section": 6})]),
+        ("could you make it more fast", [("set_speed", {"step": 1})]),
+        ("speed to four times", []),  # past the range: asked
+        ("整快点吧", [("set_speed", {"step": 1})]),
+        # a verb of skipping in other words; "of the start"; a recap at the start
+        ("the ads at the start are 30 seconds, get rid of them every episode", [("set_skip", {"intro": 30})]),
+        ("how long of the start do you skip?", [("get_status", {"about": "skip"})]),
+        ("jump the last half minute of every chapter", [("set_skip", {"outro": 30})]),
+        ("that recap at the start of every chapter again", []),  # a remark alone: asked
+        # the end of the episode: "by itself", "chap ter", "till the end of this one", a correction
+        ("does it stop on its own when this episode ends?", [("get_status", {"about": "sleep"})]),
+        ("stop at the end of the chap ter", [("sleep_timer", {"end_of_episode": True})]),
+        ("keep reading till the end of this one, then turn off", [("sleep_timer", {"end_of_episode": True})]),
+        ("off in fifteen minutes, no, at the end of this episode", [("sleep_timer", {"end_of_episode": True})]),
+    ],
+)  # fmt: skip
+def test_an_eighth_round_in_english_skips_speeds_and_the_end_of_an_episode(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

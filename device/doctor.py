@@ -85,6 +85,17 @@ def installed_instead(
     return f'; installed: {", ".join(found)} (set {key} to one of them, e.g. "{found[0]}")'
 
 
+def command(cfg: Config) -> str:
+    """The `xiaoting` command as this config is used: with ``--config PATH`` unless the
+    config is the service's own (/etc/xiaoting/config.toml) or none was read."""
+    from device.config import DEFAULT_CONFIG_PATH
+
+    source = Path(cfg.source) if cfg.source and not cfg.source.startswith("<") else None
+    if source is None or source == DEFAULT_CONFIG_PATH:
+        return "xiaoting"
+    return f"xiaoting --config {source}"
+
+
 def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool) -> Finding:
     """A model file of the manifest is present in models_dir and matches its checksum.
 
@@ -110,7 +121,7 @@ def check_model(cfg: Config, role: str, name: str, *, required: bool, full: bool
         return Finding(
             label,
             FAIL if required else WARN,
-            f"{key} {name} missing at {path} ({what}; run `xiaoting models fetch {name}`)"
+            f"{key} {name} missing at {path} ({what}; run `{command(cfg)} models fetch {name}`)"
             + installed_instead(cfg, role, name, manifest),
         )
     store = models.ModelStore.holding(Path(cfg.models_dir), spec)
@@ -289,7 +300,7 @@ def check_web(cfg: Config) -> Finding:
         return Finding(
             "web page",
             WARN,
-            f"{url} (no password yet: nobody can log in; run `xiaoting web password`)",
+            f"{url} (no password yet: nobody can log in; run `{command(cfg)} web password`)",
         )
     return Finding("web page", OK, f"{url} (password set; local network only)")
 
@@ -302,7 +313,10 @@ async def collect(cfg: Config, *, full: bool = False) -> list[Finding]:
         check_model(cfg, "llm", cfg.llm.model, required=cfg.llm.policy != "remote", full=full)
     )
     findings.append(check_module("vosk", "speech recognition", required=False))
-    findings.append(check_model(cfg, "asr", cfg.asr_model, required=False, full=full))
+    if cfg.audio.capture_device == "null":  # typed requests only: no speech to recognise
+        findings.append(Finding("model (asr)", OK, 'not needed: audio.capture_device = "null"'))
+    else:
+        findings.append(check_model(cfg, "asr", cfg.asr_model, required=False, full=full))
     findings.append(check_module("piper", "speech synthesis", required=False))
     findings.append(check_model(cfg, "tts", cfg.tts_voice, required=False, full=full))
     findings.extend(check_library(cfg))

@@ -891,6 +891,10 @@ class Player(PlayerTools):
             self.now = None
             self._set_state(PlayerState.IDLE)
             _LOGGER.info("finished %s", now.detail.album.title)
+            if self.sleep_at_end or self.sleep_deadline is not None:
+                # the listening is over: a timer kept would stop the next book played
+                self._cancel_sleep()
+                _LOGGER.info("sleep timer: cancelled, %s is finished", now.detail.album.title)
             return
         self.store.bookmark_save(now.detail.album, following, 0.0)
         self.now = None

@@ -168,3 +168,20 @@ async def test_a_missing_model_names_the_installed_ones_to_set_instead(tmp_path,
         "; installed: qwen2.5-coder-0.5b-instruct-q4_k_m, qwen2.5-coder-1.5b-instruct-q4_k_m"
         ' (set llm.model to one of them, e.g. "qwen2.5-coder-0.5b-instruct-q4_k_m")'
     )
+
+
+async def test_no_speech_model_is_needed_for_typed_requests_and_hints_keep_the_config(tmp_path):
+    """A PC trial with `capture_device = "null"` reads typed requests only: the missing
+    Vosk model is no warning; a hint to fetch a model keeps the `--config` it was run with."""
+    path = tmp_path / "my.toml"
+    path.write_text(
+        f'models_dir = "{tmp_path / "models"}"\n[audio]\ncapture_device = "null"\n', "utf-8"
+    )
+    cfg = config_mod.load(path)
+    found = by_name(await collect(cfg))
+    assert found["model (asr)"].level == doctor.OK and "not needed" in found["model (asr)"].detail
+    assert f"xiaoting --config {path} models fetch" in found["model (llm)"].detail
+    listening = dataclasses.replace(
+        cfg, audio=dataclasses.replace(cfg.audio, capture_device="default")
+    )
+    assert by_name(await collect(listening))["model (asr)"].level == doctor.WARN

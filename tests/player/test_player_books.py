@@ -499,6 +499,20 @@ async def test_next_episode_then_sleep_at_its_end_stops_after_the_new_one(make_p
     assert player.state == PlayerState.IDLE and player.now is None
 
 
+async def test_a_timer_set_on_the_last_episode_ends_with_the_book(make_player, library):
+    """ "Stop after this chapter" on a book's last episode: the book ends there, and the
+    next book played is not stopped after its first episode."""
+    player = await make_player(library_paths=[library], sink=RecordingSink(speed=4.0))
+    await bounded(player.play_book("西游记", section=-1))
+    await bounded(player.sleep_timer(end_of_episode=True))
+    assert player.sleep_at_end
+    await wait_for_state(player, PlayerState.IDLE, 10)
+    assert not player.sleep_at_end and player.sleep_deadline is None
+    await bounded(player.play_book("西游记", section=1))
+    await wait_until(lambda: player.now is not None and player.now.episode.section == 2, 10)
+    assert player.state == PlayerState.PLAYING
+
+
 async def test_next_chapter_then_sleep_at_its_end_pauses_at_that_chapters_end(
     make_player, tmp_path, moby
 ):

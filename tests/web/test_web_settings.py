@@ -185,10 +185,11 @@ async def test_history_health_and_sources(tmp_path: Path) -> None:
 def test_doctor_names_the_page_address(tmp_path: Path) -> None:
     from web_fixtures import write_config
 
-    cfg = config_mod.load(write_config(tmp_path))
+    path = write_config(tmp_path)
+    cfg = config_mod.load(path)
     finding = doctor.check_web(cfg)
     assert finding.level == "warn" and ":8080/" in finding.detail
-    assert "xiaoting web password" in finding.detail
+    assert f"xiaoting --config {path} web password" in finding.detail  # as it was read
     auth.set_password(auth.password_path(cfg.path("state_dir")), PASSWORD)
     finding = doctor.check_web(cfg)
     assert finding.level == "ok" and finding.detail.startswith("http://")

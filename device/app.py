@@ -661,8 +661,9 @@ class App:
 
 
 def book_facts(player: Any) -> dict[str, Any]:
-    """What `xiaoting status` shows of the book: album, episode, position (s), volume (%),
-    downloads. Keys whose facts the player does not have are left out."""
+    """What `xiaoting status` shows of the book: album, episode, position (s), the book's
+    speed and intro/outro skips (s), volume (%), the sleep timer (minutes left, or at the
+    end of the episode), downloads. Keys whose facts the player does not have are left out."""
     facts: dict[str, Any] = {}
     now = getattr(player, "now", None)
     if now is not None:
@@ -671,6 +672,12 @@ def book_facts(player: Any) -> dict[str, Any]:
             facts["episode"] = now.episode.section
             facts["episode_title"] = now.episode.title
             facts["position_s"] = round(float(getattr(now, "position", now.playback.position)), 1)
+            speed, intro, outro = player.book_settings(now.detail.album)
+            facts.update(speed=speed, intro_s=intro, outro_s=outro)
+    if getattr(player, "sleep_at_end", False):
+        facts["sleep"] = "end_of_episode"
+    elif isinstance(left := getattr(player, "sleep_left", None), int | float):
+        facts["sleep_minutes"] = max(1, round(left / 60))
     volume = getattr(player, "volume", None)
     if isinstance(volume, int | float):
         facts["volume_percent"] = round(volume * 100)

@@ -338,7 +338,7 @@ async def list_tools(config: Config) -> int:
 
 def format_status(reply: dict[str, Any], language: str) -> list[str]:
     """The readable lines of `xiaoting status`: state, book, album, episode, position,
-    volume, downloads, underruns, speaker, turns, last turn."""
+    speed, skips, volume, sleep timer, downloads, underruns, speaker, turns, last turn."""
     lang = reply.get("language") or language
     none = say("none", lang)
     lines = [say("st_state", lang, value=state_name(reply.get("state", "?"), lang))]
@@ -349,8 +349,20 @@ def format_status(reply: dict[str, Any], language: str) -> list[str]:
         lines.append(say("st_episode", lang, value=f"{reply.get('episode', '?')} {title}".strip()))
         pos = float(reply.get("position_s") or 0)
         lines.append(say("st_position", lang, value=f"{int(pos // 60)}:{int(pos % 60):02d}"))
+        if reply.get("speed") is not None:
+            lines.append(say("st_speed", lang, value=f"{reply['speed']:g}"))
+        if reply.get("intro_s") is not None:
+            lines.append(say("st_skips", lang, intro=f"{reply['intro_s']:g}",
+                             outro=f"{reply.get('outro_s') or 0:g}"))  # fmt: skip
     if reply.get("volume_percent") is not None:
         lines.append(say("st_volume", lang, value=reply["volume_percent"]))
+    if reply.get("sleep") == "end_of_episode":
+        lines.append(say("st_sleep", lang, value=say("st_sleep_episode", lang)))
+    elif reply.get("sleep_minutes") is not None:
+        lines.append(say("st_sleep", lang, value=say("st_sleep_minutes", lang,
+                                                     minutes=reply["sleep_minutes"])))  # fmt: skip
+    else:
+        lines.append(say("st_sleep", lang, value=none))
     downloads = reply.get("downloads") or []
     shown = ", ".join(
         f"{d.get('album')} #{d.get('episode')} "

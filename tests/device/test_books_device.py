@@ -90,6 +90,7 @@ async def test_the_runtime_hands_the_limits_to_the_player(tmp_path: Path) -> Non
 
 async def test_status_shows_the_chapter_and_the_position_within_it(tmp_path: Path) -> None:
     from device.app import book_facts
+    from device.commands import format_status
     from player import Player
 
     library = tmp_path / "library"
@@ -103,5 +104,20 @@ async def test_status_shows_the_chapter_and_the_position_within_it(tmp_path: Pat
         facts = book_facts(player)
         assert facts["episode"] == 2 and facts["episode_title"] == "The Carpet-Bag"
         assert 0.2 <= facts["position_s"] < 1.5  # within the chapter, not the file
+        assert (facts["speed"], facts["intro_s"], facts["outro_s"]) == (1.0, 0.0, 0.0)
+        assert "sleep" not in facts and "sleep_minutes" not in facts
+        # the book's speed and skips and the timer, as `xiaoting status` prints them
+        await asyncio.wait_for(player.set_speed(1.5), 5)
+        await asyncio.wait_for(player.set_skip(intro=0.5), 5)
+        await asyncio.wait_for(player.sleep_timer(end_of_episode=True), 5)
+        facts = book_facts(player)
+        assert (facts["speed"], facts["intro_s"], facts["sleep"]) == (1.5, 0.5, "end_of_episode")
+        lines = format_status({"state": "idle", "language": "en", **facts}, "en")
+        assert "speed: 1.5x" in lines and "sleep timer: at the end of this episode" in lines
+        assert "skipped: first 0.5 s, last 0 s of each episode" in lines
+        await asyncio.wait_for(player.sleep_timer(minutes=20), 5)
+        facts = book_facts(player)
+        assert facts["sleep_minutes"] == 20 and "sleep" not in facts
+        assert "定时：20分钟后停" in format_status({"state": "idle", **facts}, "zh")
     finally:
         await asyncio.wait_for(player.close(), 5)

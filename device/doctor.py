@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from device import model_files as models
-from device.config import Config, bedtime_minutes
+from device.config import DEFAULT_CONFIG_PATH, Config, bedtime_minutes
 from device.logs import quiet_stderr
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -88,8 +88,6 @@ def installed_instead(
 def command(cfg: Config) -> str:
     """The `xiaoting` command as this config is used: with ``--config PATH`` unless the
     config is the service's own (/etc/xiaoting/config.toml) or none was read."""
-    from device.config import DEFAULT_CONFIG_PATH
-
     source = Path(cfg.source) if cfg.source and not cfg.source.startswith("<") else None
     if source is None or source == DEFAULT_CONFIG_PATH:
         return "xiaoting"

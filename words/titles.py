@@ -314,7 +314,7 @@ class TitleIndex:
         self._person_forms = sorted(people_forms.items(), key=lambda f: -len(f[0]))
         self._title_words = frozenset(w for words, _, _ in self._latin for w in words)
         self._firsts = self._first_of_series()
-        self._starts: dict[int, dict[str, list[str]]] | None = None
+        self._starts: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         # Titles in parts ("单田芳 三侠五义": a reader's name and the book), said with words
         # between them ("单田芳说的三侠五义"); the last part may be short ("袁阔成讲的三国").
         self._parts = [
@@ -643,33 +643,31 @@ class TitleIndex:
         """The titles of the series `text` names by their shared beginning ("明朝那些事儿"
         for its four parts, "harry potter" for its books), in library order; empty when
         `text` names no beginning shared by several titles (the longest said wins)."""
-        key = normalize(text)
-        words = f" {' '.join(_latin_words(text))} "
-        best: tuple[int, list[str]] = (0, [])
-        for size, owners in self._series_starts().items():
-            for start, titles in owners.items():
-                said = start in key if size > 0 else f" {start} " in words
-                if said and len(start) > best[0] and len(titles) > 1:
-                    best = (len(start), titles)
-        return best[1]
+        cjk, latin = self._series_starts()
+        key, words = normalize(text), f" {' '.join(_latin_words(text))} "
+        said = [s for s in cjk if s in key] + [s for s in latin if f" {s} " in words]
+        longest = max(said, key=len, default=None)
+        return (cjk.get(longest) or latin.get(longest) or []) if longest else []
 
-    def _series_starts(self) -> dict[int, dict[str, list[str]]]:
-        """Beginnings shared by several titles: CJK ones of three characters or more
-        (key 1), Latin ones of two words or more, from a title's first word (key 0)."""
+    def _series_starts(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """Beginnings shared by several titles, and those titles: CJK ones of three
+        characters or more, Latin ones of two words or more from a title's first word."""
         if self._starts is None:
             cjk: dict[str, list[str]] = {}
             latin: dict[str, list[str]] = {}
             for title in self.titles:
                 key = normalize(title)
-                if re.search(r"[\u3400-\u9fff]", key):
+                if _CJK_CHAR.search(key):
                     for size in range(3, len(key) + 1):
                         cjk.setdefault(key[:size], []).append(title)
                 else:
                     title_words = _latin_words(title)
                     for size in range(2, len(title_words) + 1):
                         latin.setdefault(" ".join(title_words[:size]), []).append(title)
-            self._starts = {1: {k: v for k, v in cjk.items() if len(v) > 1},
-                            0: {k: v for k, v in latin.items() if len(v) > 1}}  # fmt: skip
+            self._starts = (
+                {k: v for k, v in cjk.items() if len(v) > 1},
+                {k: v for k, v in latin.items() if len(v) > 1},
+            )
         return self._starts
 
     def exact(self, words: str) -> list[str]:

@@ -15,7 +15,7 @@ import logging
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from words import Reading, TitleIndex
@@ -40,6 +40,7 @@ from .prompt import (
     prompt_messages,
     user_message,
 )
+from .propose import describe
 from .tools import ToolRegistry, ToolResult
 from .turn import Step, StepKind, TurnResult, short_text
 
@@ -49,6 +50,9 @@ __all__ = ["Agent", "Step", "StepKind", "TurnResult"]
 
 MAX_UTTERANCE_CHARS = 500
 """Longer transcripts are cut to this many characters before they reach the model."""
+
+PROPOSAL_WAIT_S = 60.0
+"""Seconds a call asked about ("Do you want me to slow it down?") waits for a yes."""
 
 INJECTION_WAIT_S = 30.0
 """Seconds a correction queued with no turn running waits for the next one (`inject`)."""
@@ -70,6 +74,7 @@ _TEXT = {
         "clarify_speed": "要快一点还是慢一点？也可以说“一点五倍速”。",
         "clarify_speed_range": "抱歉，速度只能在零点五倍和两倍之间。要调到多少？",
         "clarify_when": "什么时候停？比如说“半小时后停”，或者“这一集放完就停”。",
+        "propose": "你是要我{act}吗？",
         "or": "还是",
         "sep": "、",
     },
@@ -90,6 +95,7 @@ _TEXT = {
         "clarify_speed": "Faster or slower? You can also say “1.5 times speed”.",
         "clarify_speed_range": "Sorry, I can only play from half speed to double speed. Which speed would you like?",
         "clarify_when": "When should I stop? For example, “in half an hour” or “at the end of this chapter”.",
+        "propose": "Do you want me to {act}?",
         "or": " or ",
         "sep": ", ",
     },
@@ -135,7 +141,11 @@ class Agent:
     (e.g. ``player.title_index``: titles with their aliases) for the words layer, which
     reads every utterance once (`words.read`); `fold(text)` is the title matcher's text
     folding. Without them, `registry.catalog`, `registry.context`, `registry.index` (else
-    an index of the catalog's titles) and `words.fold`.
+    an index of the catalog's titles) and `words.fold`. `confirm` names the model backends
+    (`Completion.backend`) whose guesses are asked about first: a first call that changes
+    playback although the words point at no such tool ("she sounds like a chipmunk") is
+    said back as a question ("Do you want me to slow it down?", `propose.describe`) and
+    made when the next utterance, within `PROPOSAL_WAIT_S`, says yes.
     """
 
     def __init__(
@@ -157,6 +167,7 @@ class Agent:
         context: Callable[[str], Any] | None = None,
         fold: Callable[[str], str] | None = None,
         index: Callable[[], TitleIndex] | None = None,
+        confirm: Collection[str] = ("local",),
     ) -> None:
         if language not in _TEXT:
             raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
@@ -185,6 +196,8 @@ class Agent:
         self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
         self._warned_fit = False
         self._injections: deque[tuple[float, str]] = deque()  # (monotonic s, text)
+        self.confirm = frozenset(confirm)
+        self._proposal: tuple[float, str, dict[str, Any]] | None = None  # (monotonic s, …)
         self.defer_trace = False
         """True: `run` leaves logging the timings and writing the trace to `finish`."""
 
@@ -353,6 +366,14 @@ class Agent:
         reading = self.read(utterance)
         turn.reading = reading.why
         utterance = reading.text
+        proposal, self._proposal = self._proposal, None
+        if (
+            proposal is not None
+            and reading.reply
+            and time.monotonic() - proposal[0] <= PROPOSAL_WAIT_S
+        ):
+            await self._answered(turn, reading, proposal[1], proposal[2], cancel, on_step)
+            return
         context_line, context_data = await self._context(utterance)
         context_schema = getattr(self.context, "tool_output_schema", None)
         if await self._fast(turn, reading, context_data, context_schema, cancel, on_step):
@@ -533,6 +554,21 @@ class Agent:
                 turn.error = f"repeated failed call {reply.tool}"
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
+            if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
+                question = describe(reply.tool, reply.arguments, self.language)
+                if question is not None:
+                    # The words point at no such call: ask before changing what plays.
+                    step.kind = StepKind.FINAL
+                    step.action = ""
+                    step.arguments = {}
+                    step.thought = f"{reply.thought} (asked first: {_canonical_call(reply)})"
+                    step.answer = _without_ids(
+                        text["propose"].format(act=question), constraints.names
+                    )
+                    self._record(turn, step, on_step)
+                    self._proposal = (time.monotonic(), reply.tool, dict(reply.arguments))
+                    turn.answer = step.answer
+                    return
             tool_start = time.perf_counter()
             result = await self._call_tool(reply.tool, reply.arguments, cancel, "agent")
             if result is None:
@@ -571,6 +607,53 @@ class Agent:
         if not turn.error:
             turn.error = f"no Final Answer after {self.max_rounds} rounds"
         turn.answer = _spoken(last_ok, self.language) if last_ok else text["rounds"]
+
+    def _guessed(self, reply: Action, reading: Reading, backend: str) -> bool:
+        """True when the model's first call is a guess to ask about: a backend of
+        `confirm`, a tool that changes playback, and words that point at no such call (no
+        cue of that tool; for play_book, no library title named)."""
+        if backend not in self.confirm:
+            return False
+        tool = self.registry.get(reply.tool)
+        if tool is None or tool.read_only:
+            return False
+        if reply.tool in reading.tools:
+            return False
+        return not (reply.tool in ("play_book", "search_and_play") and reading.named)
+
+    async def _answered(
+        self,
+        turn: TurnResult,
+        reading: Reading,
+        tool: str,
+        arguments: dict[str, Any],
+        cancel: asyncio.Event,
+        on_step: StepCallback | None,
+    ) -> None:
+        """The listener's yes or no to the call asked about last turn: yes makes it."""
+        text = _TEXT[self.language]
+        turn.backend = "fastpath"
+        if reading.reply != "yes":
+            turn.answer = text["ack"]
+            return
+        start = time.perf_counter()
+        result = await self._call_tool(tool, arguments, cancel, "fastpath")
+        if result is None:
+            turn.cancelled = True
+            return
+        step = Step(
+            len(turn.steps) + 1,
+            StepKind.ACTION,
+            backend="fastpath",
+            thought="words: yes to the call asked about",
+            action=tool,
+            arguments=result.arguments,
+            observation=result.text,
+            ok=result.ok,
+            ms={"tool": (time.perf_counter() - start) * 1000.0},
+        )
+        self._record(turn, step, on_step)
+        turn.answer = _spoken(result, self.language)
 
     async def _context(self, utterance: str) -> tuple[str, dict[str, Any] | None]:
         """(context line for the user turn, its data) from `context`; ("", None) without."""
@@ -776,6 +859,10 @@ def _numbers_given(messages: list[dict[str, str]]) -> set[str]:
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
     return tool + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def _canonical_call(action: Action) -> str:
+    return f"{action.tool} {json.dumps(action.arguments, ensure_ascii=False)}"
 
 
 def _canonical(action: Action) -> str:

@@ -472,6 +472,7 @@ class McpClientManager:
                 parameters=remote.input_schema,
                 func=self._remote_func(link, remote.name),
                 timeout=spec.timeout,
+                read_only=bool(remote.annotations and remote.annotations.read_only_hint),
             )
         link.refused = refused
         for name in [n for n in link.tools if n not in wanted]:

@@ -130,6 +130,10 @@ def build_mcp_server(
                 offered.append(alias.spec(target))
         return offered
 
+    def _read_only(name: str) -> bool:
+        tool = registry.get(resolve(name))
+        return bool(tool is not None and tool.read_only)
+
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -138,6 +142,7 @@ def build_mcp_server(
                 name=spec["name"],
                 description=spec["description"],
                 input_schema=spec["parameters"],
+                annotations=types.ToolAnnotations(read_only_hint=_read_only(spec["name"])),
             )
             for spec in specs()
         ]

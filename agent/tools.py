@@ -16,6 +16,7 @@ about itself is read from attributes of the function (any of them may be missing
 - ``tool_examples`` (``[{"zh", "en", "tools"}]``): ReAct snippets for the prompt;
 - ``tool_output_schema``: the JSON Schema of its result, whose fields carry roles too;
 - ``tool_needs_loaded`` (bool): the tool acts only on the book loaded now.
+- ``tool_read_only`` (bool): the tool only reads and changes nothing the listener hears.
 
 A tool may return a dict with a speakable ``message`` and data: the model sees the dict
 as compact JSON, the listener hears the message. `ToolRegistry.call` validates the
@@ -84,6 +85,8 @@ class Tool:
     needs_loaded: bool = field(default=False, compare=False)
     """The tool acts only on the book loaded now (pause, stop, seek): the agent does not
     offer it when the listener's context has nothing loaded."""
+    read_only: bool = field(default=False, compare=False)
+    """The tool only reads (status, search, help) and changes nothing the listener hears."""
 
     def hint(self, language: str) -> str:
         """When to use the tool, in `language` ("zh"/"en"), else its description."""
@@ -164,6 +167,7 @@ def tool_from_function(
         examples=tuple(meta("tool_examples", ()) or ()),
         output_schema=output if isinstance(output, dict) else None,
         needs_loaded=bool(meta("tool_needs_loaded", False)),
+        read_only=bool(meta("tool_read_only", False)),
     )
 
 

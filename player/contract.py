@@ -20,9 +20,11 @@ once here in `player/`:
 - whether the tool acts only on the book loaded now (``needs_loaded``: pause, stop, seek),
   so an agent offers it only when the listener's context has a book loaded (a value of
   role ``playback-state``);
+- whether it only reads (``read_only``: status, details, search, the library, help), so an
+  agent may run it on a guess, where a call that changes playback is asked about first;
 
 The attribute names are plain strings (`ATTR_RETURN_DIRECT`, `ATTR_HINTS`,
-`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_NEEDS_LOADED`); a bound method exposes its function's attributes.
+`ATTR_EXAMPLES`, `ATTR_OUTPUT_SCHEMA`, `ATTR_NEEDS_LOADED`, `ATTR_READ_ONLY`); a bound method exposes its function's attributes.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ ATTR_HINTS = "tool_hints"
 ATTR_EXAMPLES = "tool_examples"
 ATTR_OUTPUT_SCHEMA = "tool_output_schema"
 ATTR_NEEDS_LOADED = "tool_needs_loaded"
+ATTR_READ_ONLY = "tool_read_only"
 
 MAX_PAGE = 50
 """Highest result page a search accepts (5 albums a page: 250 results)."""
@@ -197,6 +200,7 @@ def tool(
     output: dict[str, Any] | None = None,
     examples: list[dict[str, Any]] | None = None,
     needs_loaded: bool = False,
+    read_only: bool = False,
 ) -> Callable[[F], F]:
     """Mark a function as a tool with its contract metadata; returns it unchanged.
 
@@ -205,7 +209,9 @@ def tool(
     (default: a message only); `examples` are ``{"zh": text, "en": text, "tools": [...]}``
     ReAct snippets for the prompt, used only when every tool they name is registered;
     `needs_loaded` says the tool can only act on a book loaded now (with nothing loaded it
-    does nothing, so it is not offered to the model then).
+    does nothing, so it is not offered to the model then); `read_only` says it only
+    reads the player and the library and changes nothing the listener hears (MCP's
+    ``readOnlyHint``).
     """
 
     def mark(func: F) -> F:
@@ -214,6 +220,7 @@ def tool(
         setattr(func, ATTR_OUTPUT_SCHEMA, output or result_schema())
         setattr(func, ATTR_EXAMPLES, list(examples or []))
         setattr(func, ATTR_NEEDS_LOADED, needs_loaded)
+        setattr(func, ATTR_READ_ONLY, read_only)
         return func
 
     return mark

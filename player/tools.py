@@ -258,6 +258,7 @@ class PlayerTools:
     # -- the tools ----------------------------------------------------------------------
 
     @tool(
+        read_only=True,
         zh="用户说“搜一下”“找找”“有没有”“有多少集”时用；只查找，不播放。",
         en="Use for search, find, look for, do you have, how many episodes; it only looks.",
         output=result_schema(
@@ -324,6 +325,7 @@ class PlayerTools:
                 "pages": pages}  # fmt: skip
 
     @tool(
+        read_only=True,
         zh="用户问某本书某集叫什么、上次听到哪时用；album_id 必须来自之前的结果。",
         en="Use to learn an album's episode titles or where it was left off; album_id must "
         "come from an earlier result.",
@@ -575,6 +577,7 @@ class PlayerTools:
         return {"message": say(self.language, "stopped")}
 
     @tool(
+        read_only=True,
         zh="用户问现在在播什么、播到哪了、还剩几集、还剩多久、谁写的、谁读的、音量多少、"
         "片头片尾跳过几秒时用；about 是问的事，不填就是全部。",
         en="Use when the listener asks what is playing, where we are, how many episodes are "
@@ -1066,6 +1069,7 @@ class PlayerTools:
         return {"message": message, "intro": now_intro, "outro": now_outro}
 
     @tool(
+        read_only=True,
         return_direct=True,
         zh="用户问有什么书、书库里有哪些书时用（不是找某一本）。",
         en="Use when the listener asks which books there are (not for one title).",
@@ -1089,6 +1093,7 @@ class PlayerTools:
                 "albums": [album_data(a) for a in shown], "total": len(albums)}  # fmt: skip
 
     @tool(
+        read_only=True,
         return_direct=True,
         zh="用户问你能做什么，或者要做听书以外的事（天气、新闻、常识、距离、时间、闹钟、提醒、"
         "打电话、购物、笑话、唱歌、比赛、算数、聊天）时用。",

@@ -261,6 +261,23 @@ class Scanner:
         )
         return not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", text)
 
+    def reply(self, folded: str) -> str:
+        """ "yes" or "no" when `folded` holds nothing but words saying so (and fillers:
+        "嗯，对", "no thanks"), else ""."""
+        if not re.search(r"\w", folded):
+            return ""
+        script = script_of(folded)
+        p = self.phrases(script)
+        plain = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", folded).strip()
+        for answer in ("no", "yes"):
+            words = p.words(f"{answer}_words")
+            if not any(said_in(w, plain, script) for w in words):
+                continue
+            rest = strip_words(plain, (*p.words("fillers"), *words), script)
+            if not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", rest):
+                return answer
+        return ""
+
     # -- clauses -----------------------------------------------------------------------
 
     def clauses(self, masked: str, where: list[int], titles: list[Named]) -> list[Clause]:

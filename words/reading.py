@@ -89,7 +89,9 @@ class Reading:
     `clarify` what the listener is asked when the words say what to change but not by how
     much ("skip": how many seconds of the intro or outro);
     `calls` the tool calls it means when understood whole, in order; `tools` the tools
-    its words point at, best first (a hint for the model); `why` one line on the reading.
+    its words point at, best first (a hint for the model); `why` one line on the reading;
+    `reply` "yes" or "no" when the utterance is only that, an answer to a question the box
+    asked ("对", "no thanks"), else "".
     """
 
     utterance: str
@@ -112,6 +114,7 @@ class Reading:
     calls: tuple[Call, ...] = ()
     tools: tuple[str, ...] = ()
     why: str = ""
+    reply: str = ""
 
     @property
     def named(self) -> list[str]:
@@ -255,6 +258,7 @@ class _Reader:
             "percents": percents,
             "numbers": numbers,
             "episode": episodes[-1] if episodes else None,
+            "reply": self.scan.reply(folded),
         }
         if self.scan.hesitation(folded):
             return Reading(**base, clarify="what", why="only sounds of thinking")
@@ -656,8 +660,25 @@ class _Reader:
         if playback and seek and (playback[1].tool, playback[1].kind) == ("play_book", "replay"):
             if seek[1].kind != "pattern":
                 del kept["seek"]
-            elif playback[0] is not seek[0] and self._scope(playback[0]) != "episode":
+            elif self._scope(playback[0]) != "episode" and "§E" not in playback[0].text:
+                # "往回倒十五秒再放一遍": those seconds again, not the episode
                 del kept["playback"]
+        playback = kept.get("playback")
+        said = re.search(r"§D(\d+)§", playback[0].text) if playback else None
+        if (
+            said
+            and (playback[1].tool, playback[1].kind) == ("play_book", "replay")
+            and "seek" not in kept
+            and self._scope(playback[0]) != "episode"
+            and "§E" not in playback[0].text
+            and not playback[0].titles
+        ):  # "play the last ten seconds again": back by the seconds said, not the episode
+            del kept["playback"]
+            kept["seek"] = (
+                playback[0],
+                Hit("seek", "pattern", playback[1].start, playback[1].end,
+                    {"d": said.group(1), "dir": "back"}),
+            )  # fmt: skip
         playback = kept.get("playback")
         if (
             playback

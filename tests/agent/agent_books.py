@@ -78,6 +78,7 @@ class FakeLibrary:
         return result
 
     @tool(
+        read_only=True,
         zh="搜索、查找、有没有、几集时用；只查找，不播放。",
         en="Use for search, find, do you have, how many episodes; it only looks.",
         output=result_schema(albums={"type": "array", "items": ALBUM}),
@@ -94,6 +95,7 @@ class FakeLibrary:
         }
 
     @tool(
+        read_only=True,
         zh="问某本书某集叫什么时用；album_id 来自之前的结果。",
         en="Use for episode titles; album_id from an earlier result.",
         output=result_schema(album=ALBUM),
@@ -153,6 +155,7 @@ class FakeLibrary:
         return {"message": "Stopped."}
 
     @tool(
+        read_only=True,
         zh="问在播什么时用。",
         en="Use for what is playing.",
         output=result_schema(now=NOW),

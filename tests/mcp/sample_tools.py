@@ -20,6 +20,9 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
+add.tool_read_only = True  # it changes nothing: MCP's readOnlyHint (`player.contract`)
+
+
 async def download(seconds: float = 1.0) -> str:
     """Pretend to download an episode for `seconds` seconds, then report it done."""
     await asyncio.sleep(seconds)

@@ -64,6 +64,8 @@ async def test_stdio_tools_join_the_registry_and_are_called(caplog):
         spec = registry.get("box.add").spec()
         assert spec["parameters"] == remote.get("add").parameters
         assert spec["description"].startswith("Add two integers.")
+        # the server's readOnlyHint: a read-only tool may run on a model's guess
+        assert registry.get("box.add").read_only and not registry.get("box.echo").read_only
         assert versions  # subscribers (grammar, prompt) heard about the new tools
 
         result = await asyncio.wait_for(registry.call("box.add", {"a": 1, "b": 2}), T)

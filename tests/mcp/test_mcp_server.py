@@ -57,6 +57,8 @@ async def test_http_lists_exactly_the_registry_and_follows_changes():
             for t in listing.tools
         ]
         assert offered == registry.specs()
+        read_only = {t.name: t.annotations.read_only_hint for t in listing.tools}
+        assert read_only == {"echo": False, "add": True, "download": False, "nap": False}
 
         async def later(city: str) -> str:
             """Added while the server runs."""

@@ -842,3 +842,46 @@ def test_an_eighth_round_in_english_skips_speeds_and_the_end_of_an_episode(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "language", "reply"),
+    [
+        ("对", "zh", "yes"),
+        ("嗯，是的", "zh", "yes"),
+        ("好啊", "zh", "yes"),
+        ("不用了", "zh", "no"),
+        ("算了吧", "zh", "no"),
+        ("yeah, go ahead", "en", "yes"),
+        ("sure", "en", "yes"),
+        ("nope", "en", "no"),
+        ("no thank you", "en", "no"),
+        ("好，放下一集", "zh", ""),  # a request of its own, not only a yes
+        ("no, the next chapter", "en", ""),
+        ("pause", "en", ""),
+    ],
+)
+def test_a_reply_of_yes_or_no(utterance: str, language: str, reply: str) -> None:
+    assert read(utterance, language).reply == reply
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the seconds heard again, not the episode: a replay with its amount
+        ("往回倒二十秒再听一遍", [("seek", {"seconds": -20, "relative": True})]),
+        ("play the last twenty seconds again", [("seek", {"seconds": -20, "relative": True})]),
+        ("play this chapter again", [("play_book", {"section": Ref.EPISODE})]),
+        # 甭 as 别 for the skip; a name not remembered asks which book
+        ("片头甭跳了", [("set_skip", {"intro": 0})]),
+        ("放那个什么传来着", []),
+        # a speed's verb with its object between ("speed the reading up")
+        ("speed the reading up a little", [("set_speed", {"step": 1})]),
+        ("slow the narrator down", [("set_speed", {"step": -1})]),
+        ("turn the narrator up", [("volume_up", {})]),
+    ],
+)  # fmt: skip
+def test_a_ninth_round_replays_of_seconds_and_verbs_around_their_object(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

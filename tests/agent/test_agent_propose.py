@@ -1,0 +1,136 @@
+"""A call the local model guessed is asked about first; a yes next turn makes it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from agent_books import FakeLibrary
+
+from agent import Agent, Completion, ScriptedModel, ToolRegistry, tool_from_function
+from agent import loop as loop_module
+from agent.propose import describe
+
+
+def _agent(library: FakeLibrary, replies: list[str], *, backend: str = "local", **options) -> Agent:
+    model = ScriptedModel(
+        [Completion(text=r, backend=backend) if r.startswith("Thought") else r for r in replies],
+        name=backend,
+    )
+    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
+    return Agent(registry, model, fast_path=False, language="en", **options)
+
+
+async def run(agent: Agent, utterance: str):
+    return await asyncio.wait_for(agent.run(utterance), timeout=10)
+
+
+PAUSE = "Thought: pause.\nAction: pause\nAction Input: {}"
+REMARK = "my grandson just walked in with his trumpet"  # no word of any tool
+
+
+async def test_a_guess_is_asked_about_and_a_yes_makes_it() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE])
+    turn = await run(agent, REMARK)
+    assert turn.answer == "Do you want me to pause?"
+    assert library.calls == []  # nothing the listener hears changed
+    assert "asked first: pause" in turn.steps[-1].thought
+    yes = await run(agent, "yes please")
+    assert library.calls == [("pause", {})]
+    assert yes.answer and yes.answer != turn.answer and yes.backend == "fastpath"
+    await run(agent, "yes")  # the proposal was used up: the model's turn, which acts not
+    assert library.calls == [("pause", {})]
+
+
+async def test_a_no_drops_the_guess() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE])
+    await run(agent, REMARK)
+    turn = await run(agent, "no thanks")
+    assert turn.answer == "Okay." and library.calls == []
+
+
+async def test_another_request_drops_the_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Sure."])
+    await run(agent, REMARK)
+    await run(agent, "what a day it has been")  # not an answer: the model's turn
+    await run(agent, "yes")  # too late for the guess: no call
+    assert library.calls == []
+
+
+async def test_a_yes_after_the_wait_makes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Sure."])
+    await run(agent, REMARK)
+    now = loop_module.time.monotonic()
+    monkeypatch.setattr(
+        loop_module.time, "monotonic", lambda: now + loop_module.PROPOSAL_WAIT_S + 1
+    )
+    await run(agent, "yes")
+    assert library.calls == []
+
+
+async def test_words_that_point_at_the_tool_act_at_once() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE])
+    turn = await run(agent, "pause it")
+    assert library.calls == [("pause", {})] and "?" not in turn.answer
+
+
+async def test_a_title_named_plays_at_once() -> None:
+    library = FakeLibrary()
+    play = 'Thought: play.\nAction: play_book\nAction Input: {"keyword": "三国演义"}'
+    model = ScriptedModel([Completion(text=play, backend="local")], name="local")
+    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
+    agent = Agent(registry, model, fast_path=False, catalog=lambda: ["西游记", "三国演义"])
+    await run(agent, "奶奶最爱三国演义")
+    assert library.calls == [("play_book", {"keyword": "三国演义", "section": None})]
+
+
+async def test_a_reading_tool_runs_on_a_guess() -> None:
+    library = FakeLibrary()
+    status = "Thought: look.\nAction: get_status\nAction Input: {}"
+    agent = _agent(library, [status, "Thought: x\nFinal Answer: Playing."])
+    await run(agent, REMARK)
+    assert library.calls == [("get_status", {})]
+
+
+async def test_a_backend_not_asked_about_acts() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE], backend="remote")
+    await run(agent, REMARK)
+    assert library.calls == [("pause", {})]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "zh", "en"),
+    [
+        ("pause", {}, "暂停", "pause"),
+        ("volume_down", {}, "把声音调小", "turn it down"),
+        ("set_volume", {"percent": 30}, "把音量调到30%", "set the volume to 30%"),
+        ("seek", {"seconds": -15, "relative": True}, "后退15秒", "go back 15 seconds"),
+        ("seek", {"seconds": 90, "relative": True}, "快进1分30秒", "skip ahead 1 minute 30 seconds"),
+        ("seek", {"seconds": 125}, "跳到2分5秒", "jump to 2:05"),
+        ("set_speed", {"step": -1}, "调慢一点", "slow it down"),
+        ("set_speed", {"rate": 1.5}, "把速度调到1.5倍", "set the speed to 1.5 times"),
+        ("set_speed", {"rate": 1.0}, "恢复正常速度", "go back to normal speed"),
+        ("sleep_timer", {"end_of_episode": True}, "这一集放完就停", "stop at the end of this episode"),
+        ("sleep_timer", {"minutes": 20}, "20分钟后停", "stop in 20 minutes"),
+        ("sleep_timer", {"minutes": 0}, "取消定时", "cancel the sleep timer"),
+        ("set_skip", {"intro": 30}, "每集片头跳过30秒", "skip the first 30 seconds of every episode"),
+        ("play_book", {"keyword": "西游记", "section": 3}, "播放西游记第3集", "play 西游记, episode 3"),
+        ("play_book", {"section": 2}, "播放第2集", "play episode 2"),
+        ("play_book", {}, "接着播放上次的书", "go on with the last book"),
+        ("next_episode", {}, "播放下一集", "play the next episode"),
+    ],
+)  # fmt: skip
+def test_describe_says_the_call(tool, arguments, zh, en) -> None:
+    assert describe(tool, arguments, "zh") == zh
+    assert describe(tool, arguments, "en") == en
+
+
+def test_describe_knows_no_other_tool() -> None:
+    assert describe("weather.forecast", {"city": "Paris"}, "en") is None
+    assert describe("seek", {}, "en") is None  # no amount: nothing to say

@@ -216,3 +216,17 @@ def test_the_books_line_counts_held_out_requests_without_naming_them() -> None:
     assert "b-2" in text and "t-1" in text
     assert "b-3" not in text and "words b-3" not in text
     assert not any(line.startswith("books") for line in summary(rows[-1:], "model"))
+
+
+def test_wrong_actions_are_split_by_who_decided() -> None:
+    from bench.agent import summary
+
+    model_wrong = {**_row("m-1", "typed", "indirect", False, wrong=True), "fast": False,
+                   "model_steps": 1}  # fmt: skip
+    asked = {**_row("m-2", "typed", "indirect", False), "fast": False, "model_steps": 1,
+             "asked_first": True}  # fmt: skip
+    rows = [_row("f-1", "typed", "play", False, wrong=True), model_wrong, asked,
+            _row("f-2", "typed", "play", True)]  # fmt: skip
+    line = ("  by the fast path 1, by the model 1; the model's guesses asked about first: "
+            "1 of 2 model turns")  # fmt: skip
+    assert line in summary(rows, "model")

@@ -44,7 +44,9 @@ class Plan:
     question `ask` puts to the listener: ``("choose", titles)`` when the words name several
     books, ``("which", ())`` when they ask for another book without naming one,
     ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
-    "skip", "speed", "when"), or ``("ack", ())`` when they ask for nothing."""
+    "skip", "speed", "when"), ``("ack", ())`` when they ask for nothing, or, with `calls`,
+    ``("propose", ())`` when the calls are a guess from a remark on the room
+    (`Reading.guess`): asked about, made on a yes."""
 
     calls: tuple[FastMatch, ...] = ()
     ask: tuple[str, tuple[str, ...]] | None = None
@@ -116,6 +118,8 @@ class FastPath:
                 _LOGGER.info("fast path: %s%s does not fit: %s", call.tool, arguments, error)
                 return None
             out.append(FastMatch(call.tool, arguments))
+        if reading.guess:
+            return Plan(calls=tuple(out), ask=("propose", ()))
         return Plan(calls=tuple(out))
 
 

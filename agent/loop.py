@@ -23,7 +23,7 @@ from words import fold as fold_words
 from words import read as read_words
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
-from .fastpath import FastPath
+from .fastpath import FastPath, Plan
 from .grammar import (
     PLAYBACK_STATE,
     TITLE,
@@ -555,7 +555,19 @@ class Agent:
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
             if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
-                question = describe(reply.tool, reply.arguments, self.language)
+                arguments, ask = self._guess_book(reply)
+                question = describe(reply.tool, arguments, self.language)
+                if ask is not None:
+                    # "Do you want me to play dinner?": a book the library does not hold
+                    # is no guess to offer; which book, then.
+                    step.kind = StepKind.FINAL
+                    step.action = ""
+                    step.arguments = {}
+                    step.thought = f"{reply.thought} (asked which book: {_canonical_call(reply)})"
+                    step.answer = ask
+                    self._record(turn, step, on_step)
+                    turn.answer = ask
+                    return
                 if question is not None:
                     # The words point at no such call: ask before changing what plays.
                     step.kind = StepKind.FINAL
@@ -566,7 +578,7 @@ class Agent:
                         text["propose"].format(act=question), constraints.names
                     )
                     self._record(turn, step, on_step)
-                    self._proposal = (time.monotonic(), reply.tool, dict(reply.arguments))
+                    self._proposal = (time.monotonic(), reply.tool, arguments)
                     turn.answer = step.answer
                     return
             tool_start = time.perf_counter()
@@ -620,6 +632,29 @@ class Agent:
         if reply.tool in reading.tools:
             return False
         return not (reply.tool in ("play_book", "search_and_play") and reading.named)
+
+    def _guess_book(self, reply: Action) -> tuple[dict[str, Any], str | None]:
+        """The arguments to offer for a guessed call and, for a book the library does not
+        hold, the question of which book instead: a guessed play_book's keyword becomes
+        the library title it names ("淘气包马小跳" for "马小跳"); one that names none, or
+        several, is asked about as a choice."""
+        arguments = dict(reply.arguments)
+        keyword = str(arguments.get("keyword") or "").strip()
+        if reply.tool not in ("play_book", "search_and_play") or not keyword:
+            return arguments, None
+        if keyword in self.titles():
+            return arguments, None
+        index = self.title_index()
+        found = index.lookup(keyword) if index is not None else []
+        text = _TEXT[self.language]
+        if len(found) == 1:
+            return {**arguments, "keyword": found[0]}, None
+        if found:
+            return arguments, text["choose"].format(items=self._join(found[:3]))
+        offer = self.titles()[:3]
+        return arguments, text["which"].format(items=self._join(offer)) if offer else text[
+            "which_none"
+        ]
 
     async def _answered(
         self,
@@ -688,6 +723,23 @@ class Agent:
             return False
         text = _TEXT[self.language]
         turn.backend = "fastpath"
+        if plan.ask is not None and plan.ask[0] == "propose" and plan.calls:
+            # "the baby just fell asleep": a step of the volume is a guess; asked about first
+            first = plan.calls[0]
+            question = describe(first.tool, first.arguments, self.language)
+            if question is not None:
+                turn.answer = text["propose"].format(act=question)
+                self._proposal = (time.monotonic(), first.tool, dict(first.arguments))
+                step = Step(
+                    len(turn.steps) + 1,
+                    StepKind.FINAL,
+                    backend="fastpath",
+                    thought=f"words: {reading.why} (asked first: {first.tool})",
+                    answer=turn.answer,
+                )
+                self._record(turn, step, on_step)
+                return True
+            plan = Plan(calls=plan.calls)
         if plan.ask is not None:
             # "谢谢", "嗯", "ok" ask for nothing (a model step had stopped the book for
             # "谢谢"); "放哈利波特" with two of them asks which; "换一本" asks which book.

@@ -316,7 +316,11 @@ async def run_requests(
             "after": after.to_dict(),
             "ms": float(reply.get("elapsed_ms") or elapsed * 1000),
             "fast": bool(steps) and not model,
-            "asked_first": any("(asked first:" in str(s.get("thought") or "") for s in steps),
+            "asked_first": any(
+                mark in str(s.get("thought") or "")
+                for s in steps
+                for mark in ("(asked first:", "(asked which book:")
+            ),
             "model_steps": len(model),
             "format_errors": sum(1 for s in steps if s.get("kind") == "format_error"),
             "decode_tokens": sum(int(s.get("tokens") or 0) for s in model),
@@ -512,10 +516,11 @@ def summary(
         f"{sum(r['wrong_action'] for r in rows)}/{len(rows)}"
     )
     decided = [r for r in rows if not r["fast"] and r["model_steps"]]
+    asked = [r for r in rows if r.get("asked_first")]
     lines.append(
         f"  by the fast path {sum(r['wrong_action'] for r in rows if r['fast'])}, by the model "
-        f"{sum(r['wrong_action'] for r in decided)}; the model's guesses asked about first: "
-        f"{sum(r.get('asked_first', False) for r in decided)} of {len(decided)} model turns"
+        f"{sum(r['wrong_action'] for r in decided)}; guesses asked about first: {len(asked)} "
+        f"({sum(r in decided for r in asked)} of the model's {len(decided)} turns)"
     )
     failures = [r for r in rows if not r["ok"] and (show_heldout or r["form"] != "heldout")]
     if failures:

@@ -420,11 +420,14 @@ def cmd_web(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     line from standard input otherwise, or made with --generate and printed once)."""
     import getpass
 
+    from device.doctor import command
     from device.web import auth, page_url
 
     path = auth.password_path(cfg.path("state_dir"))
     if args.if_unset and auth.Password(path).is_set:
-        print(f"the page's password is already set ({path}); `xiaoting web password` changes it")
+        print(
+            f"the page's password is already set ({path}); `{command(cfg)} web password` changes it"
+        )
         return 0
     if args.generate:
         password = auth.generate_password()
@@ -443,7 +446,7 @@ def cmd_web(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     where = page_url(cfg) if cfg.web.enabled else "(off: set [web] enabled = true)"
     if args.generate:
         print(f"the page {where}: password {password}")
-        print("(shown once; `sudo xiaoting web password` sets another)")
+        print(f"(shown once; `sudo {command(cfg)} web password` sets another)")
     else:
         print(f"password set for the page {where}; pages logged in before must log in again")
     return 0

@@ -384,6 +384,14 @@ def format_status(reply: dict[str, Any], language: str) -> list[str]:
     return lines
 
 
+def _with_config(err: Exception, config: Config) -> str:
+    """`err`'s message with its hint to start the service as this config is used
+    (``xiaoting --config PATH run``)."""
+    from .doctor import command
+
+    return str(err).replace("`xiaoting run`", f"`{command(config)} run`")
+
+
 async def status(config: Config, *, as_json: bool = False) -> int:
     """Print the running service's state (readable lines, or JSON); 1 when it does not
     answer.
@@ -399,7 +407,7 @@ async def status(config: Config, *, as_json: bool = False) -> int:
     except control.NotListeningError as err:
         pid = holder(config.path("state_dir"))
         if pid is None:
-            print(f"xiaoting status: {err}", file=sys.stderr)
+            print(f"xiaoting status: {_with_config(err, config)}", file=sys.stderr)
             return 1
         if as_json:  # pid 0: the lock is held but its file does not name a pid yet
             print(json.dumps({"state": "starting", "pid": pid or None}))
@@ -422,7 +430,7 @@ async def inject(config: Config, text: str) -> int:
     try:
         reply = await control.inject(control.socket_path(config.runtime_dir), text)
     except control.ControlError as err:
-        print(f"xiaoting inject: {err}", file=sys.stderr)
+        print(f"xiaoting inject: {_with_config(err, config)}", file=sys.stderr)
         return 1
     if not reply.get("ok"):
         print(f"xiaoting inject: {reply.get('error')}", file=sys.stderr)

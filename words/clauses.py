@@ -465,13 +465,14 @@ class Scanner:
     def loudness(self, clauses: list[Clause]) -> str | None:
         """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
         quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
-        not both; else None."""
+        not both; else None. Of the room alone (`heard` False) it is a guess."""
         up = down = 0
         for clause in clauses:
             script = script_of(clause.text)
             p = self.phrases(script)
             text = PLACEHOLDER.sub(" ", clause.text)
-            for side, name in ((1, "louder_signals"), (-1, "quieter_signals")):
+            for side, name in ((1, "louder_signals"), (-1, "quieter_signals"),
+                               (1, "louder_situations"), (-1, "quieter_situations")):  # fmt: skip
                 for word in p.words(name):
                     if said_in(word, text, script):
                         up, down = (up + 1, down) if side > 0 else (up, down + 1)
@@ -480,3 +481,17 @@ class Scanner:
         if down and not up:
             return "volume_down"
         return None
+
+    def heard(self, clauses: list[Clause]) -> bool:
+        """True when the words tell of the sound itself ("faint", "听不清", "volume", "吵"),
+        not only of the room (someone asleep, the kitchen): the loudness read from them is
+        no guess."""
+        for clause in clauses:
+            script = script_of(clause.text)
+            p = self.phrases(script)
+            text = PLACEHOLDER.sub(" ", clause.text)
+            words = (*p.words("louder_signals"), *p.words("quieter_signals"),
+                     *p.words("volume_nouns"))  # fmt: skip
+            if any(said_in(w, text, script) for w in words):
+                return True
+        return False

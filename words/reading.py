@@ -91,7 +91,8 @@ class Reading:
     `calls` the tool calls it means when understood whole, in order; `tools` the tools
     its words point at, best first (a hint for the model); `why` one line on the reading;
     `reply` "yes" or "no" when the utterance is only that, an answer to a question the box
-    asked ("对", "no thanks"), else "".
+    asked ("对", "no thanks"), else ""; `guess` the calls are inferred from a remark on the
+    room alone ("the baby just fell asleep"), to be asked about before they are made.
     """
 
     utterance: str
@@ -115,6 +116,7 @@ class Reading:
     tools: tuple[str, ...] = ()
     why: str = ""
     reply: str = ""
+    guess: bool = False
 
     @property
     def named(self) -> list[str]:
@@ -439,8 +441,9 @@ class _Reader:
         ]  # fmt: skip
         if len(weak) == len(chosen) and not titles:
             loudness = self.scan.loudness(clauses)
-            if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step
-                return Reading(**base, calls=(Call(loudness),), tools=(loudness,),
+            if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step,
+                guess = not self.scan.heard(clauses)  # asked about when only the room says so
+                return Reading(**base, calls=(Call(loudness),), tools=(loudness,), guess=guess,
                                why=f"{loudness} (said of the room)")  # fmt: skip
         if not chosen:
             return self._bare(base, clauses, titles, hints)

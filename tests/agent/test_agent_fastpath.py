@@ -121,3 +121,13 @@ def test_where_a_series_was_left_off_is_the_part_listened_to_and_nothing_plays()
     assert plan("where was I in harry potter?").ask[0] == "choose"
     # a speed past what the player holds is asked, not changed
     assert plan("调到三倍速", PLAYING).ask == ("clarify", ("speed_range",))
+
+
+def test_a_step_guessed_from_the_room_alone_is_proposed() -> None:
+    asleep = plan("the baby just fell asleep", PLAYING)
+    assert asleep.ask == ("propose", ()) and asleep.calls == (FastMatch("volume_down"),)
+    # the sound itself said ("吵"): the step is made at once
+    noisy = plan("有点吵，宝宝刚睡着", PLAYING)
+    assert noisy.ask is None and noisy.calls == (FastMatch("volume_down"),)
+    faint = plan("it's so faint from the kitchen", PLAYING)
+    assert faint.ask is None and faint.calls == (FastMatch("volume_up"),)

@@ -134,3 +134,57 @@ def test_describe_says_the_call(tool, arguments, zh, en) -> None:
 def test_describe_knows_no_other_tool() -> None:
     assert describe("weather.forecast", {"city": "Paris"}, "en") is None
     assert describe("seek", {}, "en") is None  # no amount: nothing to say
+
+
+def _catalog_agent(library: FakeLibrary, replies: list[str]) -> Agent:
+    model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
+    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
+    titles = ["西游记", "三国演义", "Treasure Island"]
+    return Agent(registry, model, fast_path=False, language="en", catalog=lambda: titles)
+
+
+async def test_a_guessed_book_is_offered_by_its_library_title() -> None:
+    library = FakeLibrary()
+    play = 'Thought: play.\nAction: play_book\nAction Input: {"keyword": "treasure isle"}'
+    agent = _catalog_agent(library, [play])
+    turn = await run(agent, REMARK)
+    assert turn.answer == "Do you want me to play Treasure Island?" and library.calls == []
+    await run(agent, "yes")
+    assert library.calls == [("play_book", {"keyword": "Treasure Island", "section": None})]
+
+
+async def test_a_guessed_book_the_library_lacks_asks_which_book() -> None:
+    library = FakeLibrary()
+    play = 'Thought: play.\nAction: play_book\nAction Input: {"keyword": "dinner"}'
+    agent = _catalog_agent(library, [play, "Thought: x\nFinal Answer: Sure."])
+    turn = await run(agent, "i am just starting on dinner")
+    assert turn.answer.startswith("Which book would you like? For example 西游记")
+    assert "dinner" not in turn.answer and "asked which book" in turn.steps[-1].thought
+    await run(agent, "yes")  # nothing was offered: a yes plays nothing
+    assert library.calls == []
+
+
+async def test_a_room_remark_is_asked_about_and_a_yes_makes_the_step() -> None:
+    from player.contract import CONTEXT
+    from player.tools import PlayerTools
+
+    made: list[str] = []
+
+    class Tools(PlayerTools):
+        async def volume_down(self):  # the step, recorded
+            made.append("volume_down")
+            return {"message": "音量已调到50%"}
+
+    tools = Tools()
+    registry = ToolRegistry([tool_from_function(f) for f in Tools.tools(tools)])
+
+    def context(utterance: str) -> dict:
+        return {"message": "正在播放 西游记 第3集", "now": {"id": "lib:1", "title": "西游记",
+                "episodes": 100, "state": "playing", "episode": 3, "position": 60.0}}  # fmt: skip
+
+    context.tool_output_schema = CONTEXT
+    agent = Agent(registry, ScriptedModel([]), context=context)
+    turn = await run(agent, "宝宝刚哄睡着")
+    assert turn.answer == "你是要我把声音调小吗？" and made == []
+    done = await run(agent, "嗯，对")
+    assert made == ["volume_down"] and done.answer == "音量已调到50%"

@@ -227,6 +227,8 @@ def test_wrong_actions_are_split_by_who_decided() -> None:
              "asked_first": True}  # fmt: skip
     rows = [_row("f-1", "typed", "play", False, wrong=True), model_wrong, asked,
             _row("f-2", "typed", "play", True)]  # fmt: skip
-    line = ("  by the fast path 1, by the model 1; the model's guesses asked about first: "
-            "1 of 2 model turns")  # fmt: skip
+    room = {**_row("f-3", "typed", "indirect", False), "asked_first": True}
+    rows.append(room)
+    line = ("  by the fast path 1, by the model 1; guesses asked about first: 2 "
+            "(1 of the model's 2 turns)")  # fmt: skip
     assert line in summary(rows, "model")

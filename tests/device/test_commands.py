@@ -103,6 +103,14 @@ async def test_status_and_inject_without_a_service_say_so(tmp_path: Path, capsys
     assert err.count("xiaoting is not running (start it with `xiaoting run`") == 2
 
 
+async def test_the_hint_to_start_the_service_keeps_its_config(tmp_path: Path, capsys) -> None:
+    data = {"runtime_dir": str(tmp_path / "run"), "state_dir": str(tmp_path / "state")}
+    cfg = config_mod.from_dict(data, str(tmp_path / "my.toml"))
+    assert await asyncio.wait_for(commands.status(cfg), 10) == 1
+    err = capsys.readouterr().err
+    assert f"(start it with `xiaoting --config {tmp_path / 'my.toml'} run`" in err
+
+
 def test_demo_library_is_made_once(tmp_path: Path) -> None:
     cfg = _config(tmp_path)
     folder = demo.make_library(cfg, synthesiser=None)

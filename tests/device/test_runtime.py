@@ -197,3 +197,16 @@ async def test_cancelled_failed_and_model_less_turns_reach_the_trace(tmp_path, c
     turns = read_last(rt.config.path("state_dir"), 5)
     assert len(turns) == 1 and turns[0]["utterance"] == "what is playing"
     assert turns[0]["answer"] == reply["answer"] and "no model" in turns[0]["error"]
+
+
+def test_no_speech_model_is_no_warning_with_no_microphone(tmp_path, caplog) -> None:
+    from device.config import from_dict
+    from device.runtime import load_recogniser
+
+    caplog.set_level(logging.INFO, logger="device.runtime")
+    for capture, level in (("null", logging.INFO), ("default", logging.WARNING)):
+        caplog.clear()
+        cfg = from_dict({"models_dir": str(tmp_path), "audio": {"capture_device": capture}})
+        assert load_recogniser(cfg) is None
+        [record] = [r for r in caplog.records if "speech recognition off" in r.getMessage()]
+        assert record.levelno == level, capture

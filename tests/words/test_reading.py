@@ -885,3 +885,21 @@ def test_a_ninth_round_replays_of_seconds_and_verbs_around_their_object(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # commands the model had to guess, now read: sleep as a timer's verb, no article
+        # before the episode, a keyboard's "nex", a run-together "nextepisode", "回到" an episode
+        ("sleep in fifteen minutes", [("sleep_timer", {"minutes": 15})]),
+        ("sleep at end of episode", [("sleep_timer", {"end_of_episode": True})]),
+        ("pause when episode ends", [("sleep_timer", {"end_of_episode": True})]),
+        ("nex chapter please", [("next_episode", {})]),
+        ("nextepisode", [("next_episode", {})]),
+        ("回到第二集", [("play_book", {"section": 2})]),
+        ("我回到家了", []),  # home, not the book 家
+    ],
+)  # fmt: skip
+def test_plain_commands_the_model_had_to_guess(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

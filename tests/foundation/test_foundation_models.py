@@ -597,3 +597,43 @@ def test_real_manifest_profiles():
                     assert set(source.members) == {f.path for f in model.files}, model.id
                 else:
                     assert set(source.urls) == {f.path for f in model.files}, model.id
+
+
+async def test_a_copy_already_in_the_models_dir_is_taken_not_downloaded(tmp_path, server, dirs):
+    models_dir, cache = dirs
+    data = payload(200_000, seed=7)
+    server.files["a.bin"] = data
+    server.files["b.bin"] = data
+    elsewhere = tmp_path / "elsewhere.bin"
+    elsewhere.write_bytes(data)
+    models_dir.mkdir(parents=True)
+    (models_dir / "a.bin").write_bytes(data)  # put there by hand
+    (models_dir / "b.bin").symlink_to(elsewhere)  # a link to a copy elsewhere
+    urls = {"a.bin": server.url("a.bin"), "b.bin": server.url("b.bin")}
+    manifest = write_manifest(
+        tmp_path,
+        {"m": ([file_entry("a.bin", data), file_entry("b.bin", data)], [url_source(urls)])},
+    )
+    assert await fetch(ModelStore(models_dir, cache), manifest) == {
+        "a.bin": "present", "b.bin": "present"
+    }  # fmt: skip
+    assert server.requests == []
+    for name in ("a.bin", "b.bin"):
+        placed = models_dir / name
+        assert placed.is_symlink() and placed.resolve() == (cache / "store" / name).resolve()
+        assert placed.read_bytes() == data
+    assert elsewhere.read_bytes() == data and leftovers(models_dir, cache) == []
+
+
+async def test_a_wrong_copy_in_the_models_dir_is_fetched_again(tmp_path, server, dirs, caplog):
+    models_dir, cache = dirs
+    data = payload(100_000, seed=3)
+    server.files["a.bin"] = data
+    models_dir.mkdir(parents=True)
+    (models_dir / "a.bin").write_bytes(payload(100_000, seed=4))  # same size, other bytes
+    manifest = write_manifest(
+        tmp_path, {"m": ([file_entry("a.bin", data)], [url_source({"a.bin": server.url("a.bin")})])}
+    )
+    assert await fetch(ModelStore(models_dir, cache), manifest) == {"a.bin": "fetched"}
+    assert server.requests == [("a.bin", None)] and (models_dir / "a.bin").read_bytes() == data
+    assert "is not the pinned file" in caplog.text

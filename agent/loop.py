@@ -555,31 +555,20 @@ class Agent:
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
             if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
-                arguments, ask = self._guess_book(reply)
-                question = describe(reply.tool, arguments, self.language)
-                if ask is not None:
+                call = f"{reply.tool} {json.dumps(reply.arguments, ensure_ascii=False)}"
+                arguments, which = self._guess_book(reply)
+                if which is not None:
                     # "Do you want me to play dinner?": a book the library does not hold
                     # is no guess to offer; which book, then.
-                    step.kind = StepKind.FINAL
-                    step.action = ""
-                    step.arguments = {}
-                    step.thought = f"{reply.thought} (asked which book: {_canonical_call(reply)})"
-                    step.answer = ask
-                    self._record(turn, step, on_step)
-                    turn.answer = ask
+                    step.thought = f"{reply.thought} (asked which book: {call})"
+                    self._ask_instead(turn, step, which, on_step)
                     return
+                question = describe(reply.tool, arguments, self.language)
                 if question is not None:
                     # The words point at no such call: ask before changing what plays.
-                    step.kind = StepKind.FINAL
-                    step.action = ""
-                    step.arguments = {}
-                    step.thought = f"{reply.thought} (asked first: {_canonical_call(reply)})"
-                    step.answer = _without_ids(
-                        text["propose"].format(act=question), constraints.names
-                    )
-                    self._record(turn, step, on_step)
-                    self._proposal = (time.monotonic(), reply.tool, arguments)
-                    turn.answer = step.answer
+                    step.thought = f"{reply.thought} (asked first: {call})"
+                    answer = _without_ids(text["propose"].format(act=question), constraints.names)
+                    self._ask_instead(turn, step, answer, on_step, (reply.tool, arguments))
                     return
             tool_start = time.perf_counter()
             result = await self._call_tool(reply.tool, reply.arguments, cancel, "agent")
@@ -642,19 +631,41 @@ class Agent:
         keyword = str(arguments.get("keyword") or "").strip()
         if reply.tool not in ("play_book", "search_and_play") or not keyword:
             return arguments, None
-        if keyword in self.titles():
+        titles = self.titles()
+        if keyword in titles:
             return arguments, None
         index = self.title_index()
         found = index.lookup(keyword) if index is not None else []
-        text = _TEXT[self.language]
         if len(found) == 1:
             return {**arguments, "keyword": found[0]}, None
         if found:
-            return arguments, text["choose"].format(items=self._join(found[:3]))
-        offer = self.titles()[:3]
-        return arguments, text["which"].format(items=self._join(offer)) if offer else text[
-            "which_none"
-        ]
+            choose = _TEXT[self.language]["choose"]
+            return arguments, choose.format(items=self._join(found[:3]))
+        return arguments, self._which(titles[:3])
+
+    def _which(self, offer: list[str]) -> str:
+        """ "Which book would you like? For example …", offering the titles `offer`."""
+        text = _TEXT[self.language]
+        return text["which"].format(items=self._join(offer)) if offer else text["which_none"]
+
+    def _ask_instead(
+        self,
+        turn: TurnResult,
+        step: Step,
+        answer: str,
+        on_step: StepCallback | None,
+        proposal: tuple[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """End the turn with the question `answer` in place of a call: `step` becomes its
+        Final Answer; `proposal` (tool, arguments) is the call a yes next turn makes."""
+        step.kind = StepKind.FINAL
+        step.action = ""
+        step.arguments = {}
+        step.answer = answer
+        self._record(turn, step, on_step)
+        turn.answer = answer
+        if proposal is not None:
+            self._proposal = (time.monotonic(), *proposal)
 
     async def _answered(
         self,
@@ -744,16 +755,14 @@ class Agent:
             first = plan.calls[0]
             question = describe(first.tool, first.arguments, self.language)
             if question is not None:
-                turn.answer = text["propose"].format(act=question)
-                self._proposal = (time.monotonic(), first.tool, dict(first.arguments))
+                thought = f"words: {reading.why} (asked first: {first.tool})"
                 step = Step(
-                    len(turn.steps) + 1,
-                    StepKind.FINAL,
-                    backend="fastpath",
-                    thought=f"words: {reading.why} (asked first: {first.tool})",
-                    answer=turn.answer,
+                    len(turn.steps) + 1, StepKind.FINAL, backend="fastpath", thought=thought
                 )
-                self._record(turn, step, on_step)
+                proposal = (first.tool, dict(first.arguments))
+                self._ask_instead(
+                    turn, step, text["propose"].format(act=question), on_step, proposal
+                )
                 return True
             plan = Plan(calls=plan.calls)
         if plan.ask is not None:
@@ -767,10 +776,7 @@ class Agent:
             elif kind == "clarify":
                 turn.answer = text[f"clarify_{titles[0]}"]
             else:
-                offer = self._offer_titles(context, schema)
-                turn.answer = (
-                    text["which"].format(items=self._join(offer)) if offer else text["which_none"]
-                )
+                turn.answer = self._which(self._offer_titles(context, schema))
             return True
         answers: list[str] = []
         for call in plan.calls:
@@ -916,10 +922,6 @@ def _numbers_given(messages: list[dict[str, str]]) -> set[str]:
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
     return tool + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
-
-
-def _canonical_call(action: Action) -> str:
-    return f"{action.tool} {json.dumps(action.arguments, ensure_ascii=False)}"
 
 
 def _canonical(action: Action) -> str:

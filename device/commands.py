@@ -385,11 +385,11 @@ def format_status(reply: dict[str, Any], language: str) -> list[str]:
 
 
 def _with_config(err: Exception, config: Config) -> str:
-    """`err`'s message with its hint to start the service as this config is used
-    (``xiaoting --config PATH run``)."""
+    """`err`'s message; for a service not running, its hint to start it as this config is
+    used (``xiaoting --config PATH run``)."""
     from .doctor import command
 
-    return str(err).replace("`xiaoting run`", f"`{command(config)} run`")
+    return err.hint(command(config)) if isinstance(err, control.NotRunningError) else str(err)
 
 
 async def status(config: Config, *, as_json: bool = False) -> int:

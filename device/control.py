@@ -169,6 +169,20 @@ class NotListeningError(ControlError):
     or one is still starting (it opens the socket once its models are loaded)."""
 
 
+class NotRunningError(NotListeningError):
+    """There is no control socket: the service is not running. Its message says how to
+    start it (`hint`, with the command as the config is used)."""
+
+    def hint(self, command: str = "xiaoting") -> str:
+        return (
+            f"{self.args[0]} (start it with `{command} run`, "
+            "or `sudo systemctl start xiaoting` on a device)"
+        )
+
+    def __str__(self) -> str:
+        return self.hint()
+
+
 def socket_path(runtime_dir: str | Path) -> Path:
     """Where the control socket of a service with this runtime directory lives."""
     return Path(runtime_dir).expanduser() / SOCKET_NAME
@@ -344,10 +358,7 @@ async def control_request(
             finally:
                 writer.close()
     except FileNotFoundError:
-        raise NotListeningError(
-            f"{socket_path}: no such socket: xiaoting is not running "
-            "(start it with `xiaoting run`, or `sudo systemctl start xiaoting` on a device)"
-        ) from None
+        raise NotRunningError(f"{socket_path}: no such socket: xiaoting is not running") from None
     except PermissionError:
         raise ControlError(f"{socket_path}: permission denied (join the service's group)") from None
     except ConnectionRefusedError:

@@ -466,16 +466,8 @@ class Scanner:
         """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
         quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
         not both; else None. Of the room alone (`heard` False) it is a guess."""
-        up = down = 0
-        for clause in clauses:
-            script = script_of(clause.text)
-            p = self.phrases(script)
-            text = PLACEHOLDER.sub(" ", clause.text)
-            for side, name in ((1, "louder_signals"), (-1, "quieter_signals"),
-                               (1, "louder_situations"), (-1, "quieter_situations")):  # fmt: skip
-                for word in p.words(name):
-                    if said_in(word, text, script):
-                        up, down = (up + 1, down) if side > 0 else (up, down + 1)
+        up = self._said(clauses, "louder_signals", "louder_situations")
+        down = self._said(clauses, "quieter_signals", "quieter_situations")
         if up and not down:
             return "volume_up"
         if down and not up:
@@ -486,12 +478,15 @@ class Scanner:
         """True when the words tell of the sound itself ("faint", "听不清", "volume", "吵"),
         not only of the room (someone asleep, the kitchen): the loudness read from them is
         no guess."""
+        return self._said(clauses, "louder_signals", "quieter_signals", "volume_nouns") > 0
+
+    def _said(self, clauses: list[Clause], *names: str) -> int:
+        """How many words of the lexicon lists `names` the clauses say (titles, amounts and
+        episodes masked out), each in its clause's own language."""
+        count = 0
         for clause in clauses:
             script = script_of(clause.text)
             p = self.phrases(script)
             text = PLACEHOLDER.sub(" ", clause.text)
-            words = (*p.words("louder_signals"), *p.words("quieter_signals"),
-                     *p.words("volume_nouns"))  # fmt: skip
-            if any(said_in(w, text, script) for w in words):
-                return True
-        return False
+            count += sum(said_in(w, text, script) for name in names for w in p.words(name))
+        return count

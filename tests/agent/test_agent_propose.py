@@ -21,6 +21,14 @@ def _agent(library: FakeLibrary, replies: list[str], *, backend: str = "local", 
     return Agent(registry, model, fast_path=False, language="en", **options)
 
 
+def _catalog_agent(library: FakeLibrary, replies: list[str], *, language: str = "en") -> Agent:
+    """An agent whose library holds 西游记, 三国演义 and Treasure Island."""
+    model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
+    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
+    titles = ["西游记", "三国演义", "Treasure Island"]
+    return Agent(registry, model, fast_path=False, language=language, catalog=lambda: titles)
+
+
 async def run(agent: Agent, utterance: str):
     return await asyncio.wait_for(agent.run(utterance), timeout=10)
 
@@ -82,9 +90,7 @@ async def test_words_that_point_at_the_tool_act_at_once() -> None:
 async def test_a_title_named_plays_at_once() -> None:
     library = FakeLibrary()
     play = 'Thought: play.\nAction: play_book\nAction Input: {"keyword": "三国演义"}'
-    model = ScriptedModel([Completion(text=play, backend="local")], name="local")
-    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
-    agent = Agent(registry, model, fast_path=False, catalog=lambda: ["西游记", "三国演义"])
+    agent = _catalog_agent(library, [play], language="zh")
     await run(agent, "奶奶最爱三国演义")
     assert library.calls == [("play_book", {"keyword": "三国演义", "section": None})]
 
@@ -134,13 +140,6 @@ def test_describe_says_the_call(tool, arguments, zh, en) -> None:
 def test_describe_knows_no_other_tool() -> None:
     assert describe("weather.forecast", {"city": "Paris"}, "en") is None
     assert describe("seek", {}, "en") is None  # no amount: nothing to say
-
-
-def _catalog_agent(library: FakeLibrary, replies: list[str]) -> Agent:
-    model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
-    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
-    titles = ["西游记", "三国演义", "Treasure Island"]
-    return Agent(registry, model, fast_path=False, language="en", catalog=lambda: titles)
 
 
 async def test_a_guessed_book_is_offered_by_its_library_title() -> None:

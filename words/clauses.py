@@ -195,9 +195,11 @@ class Scanner:
         words += ["no", "nope", "不", "不是", "哦", "oh", "um", "uh", "sorry", "actually", "嗯"]
         said = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
         gap = r"[\s,，.。…!！、]"
+        # Chinese as a recogniser writes it has no gap at all ("调到三十哦不四十")
+        first = "*" if script_of(text) == "zh" else "+"
         match = re.fullmatch(
             rf"(?P<head>.*?)(?P<old>{_NUMBER_SAID})(?P<unit>[^\d,，.。…!！?？零〇一二两三四五六七八九十]{{0,12}}?)"
-            rf"{gap}+(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})(?:\s*(?P=unit)(?<=\S))?[\s.。!！]*",
+            rf"{gap}{first}(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})(?:\s*(?P=unit)(?<=\S))?[\s.。!！]*",
             text,
             re.IGNORECASE,
         )
@@ -281,16 +283,78 @@ class Scanner:
     # -- clauses -----------------------------------------------------------------------
 
     def clauses(self, masked: str, where: list[int], titles: list[Named]) -> list[Clause]:
+        """The clauses of `masked`: split at punctuation and "but" (`_CLAUSE_END`), and
+        where one sentence runs on into the next unpunctuated, as a recogniser writes it
+        (`run_on`)."""
         clauses = []
         at = 0
         for match in [*_CLAUSE_END.finditer(masked), None]:
             end = match.start() if match else len(masked)
             piece = masked[at:end]
-            if piece.strip():
-                offset = at + (len(piece) - len(piece.lstrip()))
-                clauses.append(self._clause(piece.strip(), offset, masked, titles))
+            cuts = self.run_on(piece)
+            for a, b in zip([0, *cuts], [*cuts, len(piece)]):
+                part = piece[a:b]
+                if part.strip():
+                    offset = at + a + (len(part) - len(part.lstrip()))
+                    clauses.append(self._clause(part.strip(), offset, masked, titles))
             at = match.end() if match else len(masked)
         return clauses
+
+    def run_on(self, piece: str) -> list[int]:
+        """Where in `piece` (text between punctuation) a new clause begins unmarked: before
+        a word of the phrase data's ``clause_starts`` ("no wait", "i'm", "which chapter",
+        "对了") unless a ``clause_keepers`` word stands just before it ("where i left
+        off", "给我放"); before one of ``subject_starts`` ("我") only after one of
+        ``clause_finals`` ("太快了我跟不上", not "这一集我听过了"); after a word of
+        ``clause_ends`` ("关了吧明天再听"); and before and after one of ``clause_alone``
+        ("no wait", "hang on", "哦不对"). A start that
+        asks ("which chapter") does not split a clause already asking ("wait what did she
+        say" splits after "wait"; "how long is it" does not split)."""
+        cuts: set[int] = set()
+        for script in ("zh", "en"):
+            p = self.phrases(script)
+            subjects = set(p.words("subject_starts"))
+            starts = sorted({*p.words("clause_starts"), *subjects}, key=len, reverse=True)
+            keepers = p.words("clause_keepers")
+            finals = p.words("clause_finals")
+            asking = p.words("question_words")
+            if starts:
+                edge = (r"(?<![\w'§])", r"(?![\w'])") if script == "en" else ("", "")
+                body = "|".join(re.escape(w) for w in starts)
+                for m in re.finditer(f"{edge[0]}(?:{body}){edge[1]}", piece):
+                    before = PLACEHOLDER.sub(" ", piece[: m.start()]).rstrip()
+                    if not re.search(r"\w", before):
+                        continue
+                    since = before[max([0, *(c for c in cuts if c <= len(before))]) :]
+                    if script == "zh" and len(re.sub(r"\s", "", since)) < 3:
+                        continue  # "声音顺便大点儿", "够我听": too short to be a clause
+                    if script == "en":
+                        last = before.split()[-1]
+                        if last in keepers:
+                            continue
+                    elif any(before.endswith(k) for k in keepers):
+                        continue
+                    if m.group() in subjects and not any(before.endswith(f) for f in finals):
+                        continue
+                    if any(said_in(q, m.group(), script) for q in asking) and any(
+                        said_in(q, before, script) for q in asking
+                    ):
+                        continue
+                    cuts.add(m.start())
+            for word in p.words("clause_ends"):
+                for m in re.finditer(re.escape(word), piece):
+                    rest = piece[m.end() :]
+                    if re.match(r"\s*[\w§]", rest) and not re.match(
+                        "|".join(map(re.escape, p.words("clause_ends"))), rest.lstrip()
+                    ):
+                        cuts.add(m.end())
+            alone = sorted(set(p.words("clause_alone")), key=len, reverse=True)
+            if alone:
+                edge = (r"(?<![\w'§])", r"(?![\w'])") if script == "en" else ("", "")
+                body = "|".join(re.escape(w) for w in alone)
+                for m in re.finditer(f"{edge[0]}(?:{body}){edge[1]}", piece):
+                    cuts.update(at for at in (m.start(), m.end()) if 0 < at < len(piece))
+        return sorted(cuts)
 
     def _clause(self, text: str, offset: int, masked: str, titles: list[Named]) -> Clause:
         hits: list[Hit] = []
@@ -352,7 +416,9 @@ class Scanner:
             # "别这么吵" is a complaint (quieter), "别停" a negated stop
             complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
             hit.negated = not complaint and self._negated(text[: hit.start], script)
-        question = self._question(text, script, hits)
+        # the question mark after the clause is the clause's own ("这集完了它会自己停吧？")
+        asked = re.match(r"\s*[?？]", masked[offset + len(text) :]) is not None
+        question = self._question(text, script, hits, asked)
         later = self.later(text, script)
         return Clause(text, offset, sorted(hits, key=lambda h: h.start), question, named, later)
 
@@ -404,11 +470,12 @@ class Scanner:
         return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
                    for n in p.words("negations"))  # fmt: skip
 
-    def _question(self, text: str, script: str, hits: list[Hit]) -> bool:
+    def _question(self, text: str, script: str, hits: list[Hit], mark: bool = False) -> bool:
         """True when `text` asks about something rather than for something: a question
         word leads it ("where did I stop" asks, whatever "stop" says), or it holds one and
         no command ("这是第几集"), or it ends in a question mark and commands nothing. A
-        command asked politely is a command ("能不能暂停一下", "can you turn it up?")."""
+        command asked politely is a command ("能不能暂停一下", "can you turn it up?").
+        `mark`: a question mark followed the clause (punctuation ends clauses)."""
         p = self.phrases(script)
         plain = PLACEHOLDER.sub(" ", text)
         commands = [h for h in hits if h.tool in COMMANDS and not h.negated]
@@ -429,10 +496,11 @@ class Scanner:
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)
         words_of = re.sub(r"[这那前头]几", "", words_of)  # "前面这几章": these, not how many
+        words_of = re.sub(r"(?:啥|什么|之类)的(?![^，。！？\s]*[?？])", "", words_of)  # "名单啥的": and so on
         # "这章完了它会自己停不": whether it will, said as a verb and 不 after it
         whether = re.search(
             r"是不是|会不会|会[^，。！？]{0,8}(?:[吗么嘛]|[^不]不|没有?)\s*[?？]?\s*$", plain
-        )
+        ) or (mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain))  # "…会自己停吧？"
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False

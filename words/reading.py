@@ -188,6 +188,7 @@ class _Reader:
         self.titles_found: list[Named] = []
         self._at = 0  # where the act being read stands in its clause
         self._given: set[int] = set()  # clauses whose amount a skip said before took
+        self._pronoun_title = False  # a title made of pronouns named by them ("play it")
 
     def phrases(self, script: str) -> Phrases:
         return self.zh if script == "zh" else self.en
@@ -570,6 +571,7 @@ class _Reader:
             calls=tuple(calls),
             tools=hints or tuple(c.tool for c in calls),
             why=why,
+            guess=self._pronoun_title,
         )
 
     def _asks_yes_no(self, clause: Clause) -> bool:
@@ -578,7 +580,8 @@ class _Reader:
         plain = PLACEHOLDER.sub(" ", clause.text).strip()
         if script_of(clause.text) == "zh":
             return bool(
-                re.search(r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|是不是|会不会", plain)
+                re.search(r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
+                          r"|是不是|会不会", plain)  # fmt: skip
             )
         return bool(
             re.match(
@@ -1153,12 +1156,12 @@ class _Reader:
         if corrected and len(self.episodes) > 1:
             return self.episodes[-1]  # "跳到第五章，哦不对，第六章": the one said last
         if corrected and self.episodes and self.clauses:
-            last = self.clauses[-1].text
-            bare = strip_words(last, self.phrases(script_of(last)).words("fillers"),
-                               script_of(last)).strip(" ,.!?，。！？")  # fmt: skip
-            value = number_value(bare) if bare and "§" not in bare else None
-            if value is not None and 0 < value < 1000:
-                return value  # "go to chapter seven? no wait, eight": the number corrects it
+            for later in reversed(self.clauses):  # "chapter five, no wait, six, of Matilda"
+                bare = strip_words(later.text, self.phrases(script_of(later.text)).words("fillers"),
+                                   script_of(later.text)).strip(" ,.!?，。！？")  # fmt: skip
+                value = number_value(bare) if bare and "§" not in bare else None
+                if value is not None and 0 < value < 1000:
+                    return value  # "go to chapter seven? no wait, eight": the number corrects it
         if marks:
             after = [n for at, n in marks if at >= self._at]
             return after[0] if after else marks[-1][1]
@@ -1420,6 +1423,8 @@ class _Reader:
                     or (len(self.clauses) == 1 and not clause.text[: hit.start].strip())
                 )  # "play it" alone names It; "… and play it" after another act does not
             ):
+                if script == "en" and self._pronoun(light):
+                    self._pronoun_title = True  # "play it": the book It is a guess, asked about
                 return light  # "Us", "It", "家": a title made of words that are stripped below
             words += (*p.words("keyword_trim"), "的")
             keyword = strip_words(

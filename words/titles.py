@@ -486,6 +486,16 @@ class TitleIndex:
         # 4. Chinese titles heard by their sound.
         for named in self._by_sound(folded, free, minimum=3):
             take(named.title, named.start, named.end, named.how)
+        # 4b. A longer title heard by its sound around a shorter one said exactly ("单天方
+        # 三侠五义" is 单田芳 三侠五义, not 三侠五义): the longer one is meant.
+        for named in self._by_sound(folded, lambda start, end: True, minimum=4):
+            inside = [n for n in found if named.start <= n.start and n.end <= named.end]
+            if not inside or any(n.end - n.start >= named.end - named.start for n in inside):
+                continue
+            if any(n not in inside and n.start < named.end and named.start < n.end for n in found):
+                continue
+            found = [n for n in found if n not in inside]
+            found.append(named)
         for i, named in enumerate(found):
             # "三体的第三部" is 三体3, "三体第一部" 三体 itself: a part said after a title
             mark = _PART_AFTER.match(folded, named.end)

@@ -903,3 +903,76 @@ def test_a_ninth_round_replays_of_seconds_and_verbs_around_their_object(
 )  # fmt: skip
 def test_plain_commands_the_model_had_to_guess(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # sentences run on without punctuation, as a recogniser writes them
+        ("pause it we will finish tomorrow", [("pause", {})]),
+        ("关了吧明天再听", [("stop", {})]),
+        ("skip the first 20 seconds no wait 25", [("set_skip", {"intro": 25})]),
+        ("louder please and which chapter is this", [("volume_up", {}), ("get_status", {})]),
+        ("hang on which chapter is this", [("get_status", {})]),
+        ("跳到第十二回哦不对十三回", [("play_book", {"section": 13})]),
+        ("音量调到五十哦不六十", [("set_volume", {"percent": 60})]),
+        ("太慢了我都听困了快一点", [("set_speed", {"step": 1})]),
+        # no new sentence: a topic before 我, a pronoun after a relative word
+        ("这一集我听过了", [("next_episode", {})]),
+        ("go back to where i left off", [("resume", {})]),
+    ],
+)  # fmt: skip
+def test_sentences_run_on_without_punctuation_read_as_with_it(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # both ends in one word, a verb of pinching off, an episode's start said per 回
+        ("头尾都掐掉二十秒", [("set_skip", {"intro": 20, "outro": 20})]),
+        ("每回开头那段念书名的，跳过一分钟", [("set_skip", {"intro": 60})]),
+        ("片尾名单啥的，三十秒，跳掉", [("set_skip", {"outro": 30})]),
+        ("cut the opening credits, thirty seconds, and the closing ones, five seconds",
+         [("set_skip", {"intro": 30, "outro": 5})]),
+        ("no more skipping the beginnings and endings", [("set_skip", {"intro": 0, "outro": 0})]),
+        # the end of an episode by the book's own word, a hush, a timer in its place
+        ("pause when this sol is over", [("sleep_timer", {"end_of_episode": True})]),
+        ("let this chapter finish and then hush", [("sleep_timer", {"end_of_episode": True})]),
+        ("ten minutes instead of the end of the chapter", [("sleep_timer", {"minutes": 10})]),
+        ("我听完这一集就睡了，到时候你自己停了吧", [("sleep_timer", {"end_of_episode": True})]),
+        # whether it will stop is a question, 吧 or 不 and 自个儿 as 自己
+        ("这集完了会自己停吧？", [("get_status", {"about": "sleep"})]),
+        ("放完这回它会自个儿停不", [("get_status", {"about": "sleep"})]),
+        # a speed with no word of speed, a drone, a learner's "go front"
+        ("put it on one and a half", [("set_speed", {"rate": 1.5})]),
+        ("the narrator drones", [("set_speed", {"step": 1})]),
+        ("go front 20 second", [("seek", {"seconds": 20, "relative": True})]),
+        # a correction with the title after it; 整 as a verb of playing
+        ("play chapter two, no wait, three, of Dracula",
+         [("play_book", {"keyword": "Dracula", "section": 3})]),
+        ("明朝那些事第二本整一个", [("play_book", {"keyword": "明朝那些事儿 第二部"})]),
+    ],
+)  # fmt: skip
+def test_a_tenth_round_skips_timers_and_corrections(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_longer_title_heard_by_its_sound_around_a_shorter_one() -> None:
+    index = TitleIndex([("三侠五义", ()), ("单田芳 三侠五义", ())])
+    reading = read("放单天方三侠五义", "zh", index)
+    assert [(c.tool, c.arguments) for c in reading.calls] == [
+        ("play_book", {"keyword": "单田芳 三侠五义"})
+    ]
+    assert [(c.tool, c.arguments) for c in read("放三侠五义", "zh", index).calls] == [
+        ("play_book", {"keyword": "三侠五义"})
+    ]
+
+
+def test_play_it_alone_offers_the_book_it_as_a_guess() -> None:
+    reading = read("play it please", "en", INDEX)
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("play_book", {"keyword": "It"})]
+    assert reading.guess
+    assert not read("let's play It", "en", INDEX).guess

@@ -14,6 +14,8 @@ chapter-marked books), shaped like a speech recogniser's transcript
 (``requests_asr.jsonl``: spaces between characters, homophones, no punctuation) and
 held-out phrasings (``heldout_requests.jsonl`` and ``books_heldout.jsonl``), which no
 prompt, example, phrase file or rule may contain; a form's second file may be missing.
+``--forms spoken`` runs the typed requests as a recogniser writes them (no punctuation or
+capitals: what the box hears from Vosk), those that read otherwise.
 Printed: success per form and per category, replies that failed to parse, decode and
 prefill tokens per turn, median turn time, every failure with its calls, answer and reason
 (held-out requests are counted, never listed: ``--show-heldout`` lists them for a
@@ -38,6 +40,7 @@ import asyncio
 import collections
 import json
 import logging
+import re
 import statistics
 import sys
 import tempfile
@@ -63,9 +66,22 @@ FORMS = {
     ),
 }
 """The request files of each form; the first must be there, the others may be missing."""
+DERIVED = {"spoken": "typed"}
+"""Forms made from another's requests: ``spoken`` is each typed request as a recogniser
+writes it (`unpunctuated`)."""
+DEFAULT_FORMS = ("typed", "asr", "heldout")
 BOOK_CATEGORIES = ("chapter", "speed", "skip", "sleep_end")
 """Requests about books in chapters and their settings (issue 24), summed on their own."""
 DEFAULT_VOLUME = 60
+
+
+def unpunctuated(utterance: str, lang: str) -> str:
+    """`utterance` as a speech recogniser writes it: no punctuation (a decimal point kept:
+    "1.5"), no capitals, one space between words; numbers stay as typed. This is what
+    Vosk gives the box: "pause it, I'll be back" arrives as "pause it i'll be back"."""
+    text = re.sub(r"(?<!\d)\.|\.(?!\d)|[,;:!?，。！？；：、…\"“”《》()（）~～—–-]", " ", utterance)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if lang == "zh" else text.lower()
 
 
 def load_requests(path: Path, form: str) -> list[dict[str, Any]]:
@@ -581,13 +597,19 @@ def decode_steps_lines(rows: list[dict[str, Any]], off: list[dict[str, Any]]) ->
 async def main_async(args: argparse.Namespace) -> int:
     requests: list[dict[str, Any]] = []
     sources = [("typed", tuple(args.requests))] if args.requests else [
-        (form, FORMS[form]) for form in args.forms
+        (form, FORMS[DERIVED.get(form, form)]) for form in args.forms
     ]  # fmt: skip
     for form, (main, *extra) in sources:
         if not main.is_file():
             print(f"no {form} requests: {main} missing", file=sys.stderr)
             continue
         chosen = [r for path in (main, *extra) if path.is_file() for r in load_requests(path, form)]
+        if form == "spoken":
+            chosen = [
+                {**r, "utterance": unpunctuated(r["utterance"], r["lang"])}
+                for r in chosen
+                if unpunctuated(r["utterance"], r["lang"]) != r["utterance"]
+            ]  # only those a recogniser would write otherwise
         if args.lang:
             chosen = [r for r in chosen if r["lang"] == args.lang]
         if args.limit and args.limit < len(chosen):
@@ -657,8 +679,9 @@ def main() -> int:
     parser.add_argument(
         "--forms",
         type=lambda s: [f.strip() for f in s.split(",") if f.strip()],
-        default=list(FORMS),
-        help="comma-separated: typed,asr,heldout (default all)",
+        default=list(DEFAULT_FORMS),
+        help="comma-separated: typed,asr,heldout (the default), spoken (the typed requests "
+        "without punctuation or capitals, as a recogniser writes them)",
     )
     parser.add_argument(
         "--limit", type=int, default=0, help="N requests of each form, spread over its categories"
@@ -703,8 +726,8 @@ def main() -> int:
     parser.add_argument("--debug", action="store_true", help="the device's log on stderr")
     args = parser.parse_args()
     for form in args.forms:
-        if form not in FORMS:
-            parser.error(f"unknown form {form!r} (typed, asr, heldout)")
+        if form not in FORMS and form not in DERIVED:
+            parser.error(f"unknown form {form!r} (typed, asr, heldout, spoken)")
     logging.basicConfig(
         level=logging.INFO if args.debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

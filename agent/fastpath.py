@@ -20,7 +20,7 @@ from typing import Any
 
 from words import Reading, Ref
 
-from .grammar import EPISODE, PLAYBACK_STATE, TITLE, role_values
+from .grammar import EPISODE, PLAYBACK_STATE, SECONDS, TITLE, role_values
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -123,15 +123,29 @@ class FastPath:
         return Plan(calls=tuple(out))
 
 
+JUST_BEGUN_S = 30.0
+"""Seconds into an episode within which "the one just heard" is the episode before it."""
+
+
 def _resolve(
     arguments: dict[str, Any], context: dict[str, Any] | None, schema: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     """`arguments` with each `Ref` filled from the context; a `Ref.EPISODE` with nothing
     to fill is left out (the tool's default: the bookmark), a `Ref.OTHER_BOOK` with none
-    makes the call impossible (None)."""
+    makes the call impossible (None). `Ref.HEARD` is the episode loaded now, or the one
+    before it when the position is under `JUST_BEGUN_S`."""
     out = {}
     for key, value in arguments.items():
-        if value == Ref.EPISODE:
+        if value == Ref.HEARD:
+            now = [v for v in role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
+                   if isinstance(v, int) and v >= 1]  # fmt: skip
+            # the loaded episode's seconds: its position and its duration, the smaller
+            at = [v for v in role_values(context, schema, SECONDS, beside=PLAYBACK_STATE)
+                  if isinstance(v, (int, float))]  # fmt: skip
+            if now:
+                begun = bool(at) and min(at) < JUST_BEGUN_S
+                out[key] = now[0] - 1 if begun and now[0] > 1 else now[0]
+        elif value == Ref.EPISODE:
             now = role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
             before = role_values(context, schema, EPISODE, beside=BOOK_BEFORE)
             found = [v for v in (*now, *before) if isinstance(v, int) and v >= 1]

@@ -46,7 +46,7 @@ _DURATION_PART = re.compile(
     # "eight minutes thirty": the smaller unit's number, said last in its clause
     r"|\s+(?P<bare_min>[1-5]?\d|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|four|five|"
     r"six|seven|eight|nine))?|ten|fifteen)(?=\s*(?:$|[,.!?;，。！？])))?"
-    r"|\b(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour|(?:a\s+)?quarter\s+hour)\b"
+    r"|\b(?P<quarter>(?:a\s+)?quarter\s+(?:of\s+an?\s+)?(?P<quarter_unit>hour|minute))\b"
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
     re.IGNORECASE,
 )
@@ -98,7 +98,7 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
         elif match.group("half_en"):
             value = 1800.0 if match.group("half_unit").lower() == "hour" else 30.0
         elif match.group("quarter"):
-            value = 900.0
+            value = 900.0 if match.group("quarter_unit").lower() == "hour" else 15.0
         else:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
             said = match.group("n") if match.group("unit") else match.group("en")

@@ -409,7 +409,7 @@ class Scanner:
                 or not (
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
                     or text[h.end : h.end + 1] == "得"
-                    or re.match(r"[着过完]", text[h.end : h.end + 1])  # "我听着睡", "听完"
+                    or re.match(r"[着过完烦腻够]", text[h.end : h.end + 1])  # "我听着睡", "听完", "听烦了"
                 )
             ]
         for hit in hits:

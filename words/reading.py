@@ -59,6 +59,9 @@ class Ref(StrEnum):
     """The episode loaded now (or, with none, the one left off last)."""
     OTHER_BOOK = "<book listened to before>"
     """The title of the book listened to before the one loaded now."""
+    HEARD = "<episode just heard>"
+    """The episode just heard: the one loaded now, or the one before it when this one has
+    only just begun ("刚才那个故事再讲一遍" a few seconds into the next)."""
 
 
 @dataclass(frozen=True)
@@ -600,7 +603,8 @@ class _Reader:
         - a timer with its amount owns the stop said after it ("再听二十分钟就得出门了，到点儿
           自动关了吧" is a 20-minute timer, not a stop now);
         - a speed set beside a remark of the ears in a clause of its own ("调成零点七五倍，爷爷
-          说听不清"): the remark is the speed's reason, not a volume step.
+          说听不清"): the remark is the speed's reason, not a volume step; a verb of up or
+          down beside a speed said in its clause ("crank it up to 1.5x") moves the speed.
         """
         skip, playback = kept.get("skip"), kept.get("playback")
         if (
@@ -651,6 +655,18 @@ class _Reader:
             and volume[1].kind == "cues"
             and self.scan.loudness([volume[0]]) is not None
         ):
+            del kept["volume"]
+        if (
+            speed
+            and volume
+            and volume[0] is speed[0]
+            and speed[1].kind == "pattern"
+            and volume[1].kind == "cues"
+            and not any(
+                said_in(w, PLACEHOLDER.sub(" ", volume[0].text), script_of(volume[0].text))
+                for w in self.phrases(script_of(volume[0].text)).words("volume_nouns")
+            )
+        ):  # "crank it up to three x": up to a speed, no volume said
             del kept["volume"]
         playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")
         if (
@@ -793,7 +809,8 @@ class _Reader:
                 if h.kind == "episode_end"
                 or (  # "when this chapter finishes, just pause it"; not "how long till the end"
                     "episode_end" in h.args
-                    and re.search(r"\b(?:stop|pause|off)\b|[停关]", clause.text[h.start : h.end])
+                    and re.search(r"\b(?:stop|pause|off|lights out|bedtime)\b|[停关]",
+                                  clause.text[h.start : h.end])  # fmt: skip
                 )
             ]
             if ends:  # "when this chapter ends, switch off": a time, not a question
@@ -982,7 +999,15 @@ class _Reader:
             if kind == "replay":
                 if named:  # "我想把活着再听一遍": that book again, from its start
                     return self._play(clause, named, extra, episode=self._episode(clause) or 1)
-                return Call("play_book", {"section": self._episode(clause) or Ref.EPISODE})
+                said = self._episode(clause)
+                if said == -1:
+                    return Call("previous_episode")  # "play the last chapter again": the one before
+                heard = any(
+                    said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+                    for c in self.clauses
+                    for w in self.phrases(script_of(c.text)).words("heard_words")
+                )
+                return Call("play_book", {"section": said or (Ref.HEARD if heard else Ref.EPISODE)})
             if kind == "from_start":
                 if named:
                     return self._play(clause, named, extra, episode=1)
@@ -1020,6 +1045,11 @@ class _Reader:
                         return self._play(clause, [choice], extra)
                     extra["choices"] = tuple(found[:5])
                     return Call("")
+                named_episode = self._episode_title()
+                if named_episode and re.fullmatch(
+                    rf"{re.escape(named_episode)}\s*那一?\s*[章集回段节]", keyword
+                ):  # "放一下申正那章": an episode of the book heard now, by its title
+                    return Call("play_book", {"episode_title": named_episode})
                 extra["keyword"] = keyword
                 args: dict[str, Any] = {"keyword": keyword}
                 if episode:
@@ -1283,7 +1313,11 @@ class _Reader:
         if said("keep_words") and not said("verbs"):
             return Hit("set_skip", "keep", 0, 0)
         changes = said("more_words") or said("less_words")
-        if (clause.question or said("ask_words")) and not changes:
+        polite = self.phrases(script).words("polite_requests")
+        asked = clause.question and not (
+            said("verbs") and any(text.strip().startswith(w) for w in polite)
+        )  # "can you cut the credits off the end of each chapter?": a request, not a question
+        if (asked or said("ask_words")) and not changes:
             return Hit("get_status", "skip", 0, 0)
         amounts = self._amounts(clause)
         sign_here = True  # a word of more or fewer counts with an amount of its own clause
@@ -1331,10 +1365,14 @@ class _Reader:
         own = [s.value for s in numbers_said(PLACEHOLDER.sub(" ", spelled), lone_one=False)]
         if len(ends) == 2 and len(own) == 2 and not sign:
             # "skip 45 seconds of intro and 30 of outro": each end its own amount, in order
-            at_intro = min((text.find(w) for w in said("intro_topic") + said("intro_weak")),
-                           default=-1)  # fmt: skip
-            at_outro = min((text.find(w) for w in said("outro_topic") + said("outro_weak")),
-                           default=-1)  # fmt: skip
+            def first_at(words: list[str], marked: str) -> float:
+                """Where the first of `words` (or a span `marked` matches) stands."""
+                spots = [clause.text.find(w) for w in words if clause.text.find(w) >= 0]
+                spots += [m.start() for m in re.finditer(marked, clause.text)]
+                return min(spots, default=float("inf"))
+
+            at_intro = first_at(said("intro_topic") + said("intro_weak"), r"\bthe first §D")
+            at_outro = first_at(said("outro_topic") + said("outro_weak"), r"\bthe last §D")
             first, second = ("intro", "outro") if at_intro <= at_outro else ("outro", "intro")
             return Hit("set_skip", "topic", 0, 0, {first: own[0], second: own[1]})
         if amounts:

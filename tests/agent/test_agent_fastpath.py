@@ -55,6 +55,13 @@ def test_the_episode_loaded_now_and_the_book_before_come_from_the_context() -> N
     assert plan("换回之前那本", {"message": "没有在播放"}) is None
 
 
+def test_the_episode_just_heard_is_the_one_before_when_this_one_has_only_begun() -> None:
+    begun = {**PLAYING, "now": {**PLAYING["now"], "position": 8.0, "duration": 900.0}}
+    assert plan("刚才那个故事再放一遍", begun).calls == (FastMatch("play_book", {"section": 2}),)
+    assert plan("刚才那个故事再放一遍", PLAYING).calls == (FastMatch("play_book", {"section": 3}),)
+    assert plan("这一集再放一遍", begun).calls == (FastMatch("play_book", {"section": 3}),)
+
+
 def test_several_books_named_ask_which_unless_the_context_says() -> None:
     asked = plan("play harry potter")
     assert asked.ask is not None and asked.ask[0] == "choose" and len(asked.ask[1]) == 2

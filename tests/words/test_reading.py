@@ -976,3 +976,39 @@ def test_play_it_alone_offers_the_book_it_as_a_guess() -> None:
     assert [(c.tool, c.arguments) for c in reading.calls] == [("play_book", {"keyword": "It"})]
     assert reading.guess
     assert not read("let's play It", "en", INDEX).guess
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # an opening heard the same every time, both ends at once, a quarter of a minute
+        ("每集都是一样的开头，听烦了", []),
+        ("每集前面那段跳十秒后面的片尾跳二十秒", [("set_skip", {"intro": 10, "outro": 20})]),
+        ("cut ten seconds at both ends of every chapter", [("set_skip", {"intro": 10, "outro": 10})]),
+        ("skip a quarter of a minute at the start and the last half minute of each chapter",
+         [("set_skip", {"intro": 15, "outro": 30})]),
+        ("could you trim the credits off the end of each chapter? about twenty seconds",
+         [("set_skip", {"outro": 20})]),
+        # the end of the episode in more words
+        ("今天就听到这一集结束吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("when this chapter is done it's lights out", [("sleep_timer", {"end_of_episode": True})]),
+        ("finish this story and then switch yourself off", [("sleep_timer", {"end_of_episode": True})]),
+        # speed: back to normal in a listener's words, up to a speed past the range, how fast
+        ("talk normal again please", [("set_speed", {"rate": 1.0})]),
+        ("turn it up to four x", []),
+        # the previous chapter heard again; 嘘 says the sound itself; 等会儿 before a remark
+        ("play the last chapter again", [("previous_episode", {})]),
+        ("刚才那集再放一遍", [("play_book", {"section": Ref.HEARD})]),
+        ("嘘，宝宝睡了", [("volume_down", {})]),
+        ("等会儿我去开个门", [("pause", {})]),
+        # an episode of the book heard now, by its title
+        ("放一下午正那章", [("play_book", {"episode_title": "午正"})]),
+    ],
+)  # fmt: skip
+def test_an_eleventh_round_skips_ends_speeds_and_replays(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_speed_past_the_range_with_a_verb_of_up_asks_and_moves_no_volume() -> None:
+    reading = read("crank it up to three x", "en", INDEX)
+    assert not reading.calls and reading.clarify == "speed_range"

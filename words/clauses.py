@@ -445,6 +445,8 @@ class Scanner:
         m = p.head_pattern.match(text, at)
         if m is None:
             return None
+        if any(text.startswith(w, m.start()) for w in p.words("not_heads")):
+            return None  # "开头那段…": a word the verb's character begins, no verb
         if p.language == "en" and re.match(r"\s+(?:you|we|i|they|he|she)\b", text[m.end() :]):
             return None  # "do you know …": a question's auxiliary, no verb of its own
         return p.heads[m.group()][0], m.start(), m.end()
@@ -490,7 +492,7 @@ class Scanner:
                 return not commands and (marked or bool(info))
             if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
                 return True
-            if re.match(r"(?:will|would|does|is) it\b|is it going to\b", lead):
+            if re.match(r"(?:will|would|does|is) (?:it|this|that)\b|is it going to\b", lead):
                 return True  # "will it keep going into the next chapter?": how it behaves
             return marked and not commands
         # 这么/那么 say how much ("这么大动静"), not what: no question word
@@ -547,6 +549,11 @@ class Scanner:
         not only of the room (someone asleep, the kitchen): the loudness read from them is
         no guess."""
         return self._said(clauses, "louder_signals", "quieter_signals", "volume_nouns") > 0
+
+    def leaving(self, clauses: list[Clause]) -> bool:
+        """True when the words tell that the listener steps away ("我得去看一眼", "someone's
+        at the door"): a pause to ask about."""
+        return self._said(clauses, "leaving_situations") > 0
 
     def _said(self, clauses: list[Clause], *names: str) -> int:
         """How many words of the lexicon lists `names` the clauses say (titles, amounts and

@@ -37,7 +37,8 @@ _LEXICON_LISTS = {
     "head_lead", "corrections", "hesitations", "cancel_words", "volume_nouns", "set_before",
     "yes_words", "no_words", "louder_situations", "quieter_situations", "clause_starts",
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
-    "clause_alone", "heard_words",
+    "clause_alone", "heard_words", "not_heads",
+    "leaving_situations",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

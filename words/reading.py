@@ -449,6 +449,9 @@ class _Reader:
                 guess = not self.scan.heard(clauses)  # asked about when only the room says so
                 return Reading(**base, calls=(Call(loudness),), tools=(loudness,), guess=guess,
                                why=f"{loudness} (said of the room)")  # fmt: skip
+            if self.scan.leaving(clauses):  # "锅开了，我得去看一眼": a pause, asked about
+                return Reading(**base, calls=(Call("pause"),), tools=("pause",), guess=True,
+                               why="pause (the listener steps away)")  # fmt: skip
         if not chosen:
             return self._bare(base, clauses, titles, hints)
         # The last of each group is meant ("暂停，算了，继续" resumes), but an amount said
@@ -588,8 +591,8 @@ class _Reader:
             )
         return bool(
             re.match(
-                r"(?:are you|is it|will it|does it|would it|will you be|did you|have you|is the|did i"
-                r"|have i)\b",
+                r"(?:are you|is it|will it|does it|would it|will this|does this|would this|is this"
+                r" going|will you be|did you|have you|is the|did i|have i)\b",
                 plain,
             )
         )
@@ -627,10 +630,15 @@ class _Reader:
                 kept["sleep"] = (sleep[0], Hit("sleep_timer", "cancel", 0, 0))
             elif (
                 playback
-                and playback[0] is not sleep[0]
                 and playback[1].tool in ("stop", "pause")
                 and playback[1].kind == "cues"
-            ):  # "听完这一集咱们就睡觉了。这集放完就停": the stop is the timer's
+                and (
+                    playback[0] is not sleep[0]
+                    or not re.search(r"\b(?:now|right away|immediately)\b|现在|马上|立刻",
+                                     playback[0].text)  # fmt: skip
+                )
+            ):  # "听完这一集咱们就睡觉了。这集放完就停", "after this chapter we have to stop so
+                # stop after this chapter": the stop is the timer's
                 del kept["playback"]
                 playback = None
         speed, volume = kept.get("speed"), kept.get("volume")
@@ -1179,7 +1187,7 @@ class _Reader:
         book, the one said elsewhere in the request ("围城，第二集")."""
         marks = [(m.start(), int(m.group(1))) for m in re.finditer(r"§E(-?\d+)§", clause.text)]
         corrected = any(
-            said_in(w, self.text.lower(), script_of(self.text))
+            said_in(w, re.sub(r"\s*[,，]\s*", " ", self.text.lower()), script_of(self.text))
             for p in (self.zh, self.en)
             for w in p.words("corrections")
         )

@@ -480,6 +480,9 @@ class TitleIndex:
                     start, end = run[0][1], run[-1][2]
                     if free(start, end):
                         take(title, start, end, "alias")
+        # 2c. A Chinese title said in pinyin ("play xi you ji"), a word a character.
+        for named in self._by_pinyin(folded, words, free):
+            take(named.title, named.start, named.end, named.how)
         # 3. Short forms that name one title only.
         for named in self._short_forms(folded, squashed, where, words, free):
             take(named.title, named.start, named.end, named.how)
@@ -616,6 +619,28 @@ class TitleIndex:
                 break
             tail += ch
         return all(ch in rest_of_title for ch in tail)
+
+    def _by_pinyin(self, folded: str, words: list[tuple[str, int, int]], free) -> list[Named]:
+        """Chinese titles of two characters or more said as their pinyin, one word for each
+        character, tones left out and heard as fuzzy pinyin allows ("shui hu zhuan")."""
+        out: list[Named] = []
+        if not words:
+            return out
+        table = _pinyin_table()
+        heard = [_fuzzy(w) for w, _, _ in words]
+        for key, title, how in self._cjk:
+            if how == "edition" or not 2 <= len(key) <= 8 or not all(ch in table for ch in key):
+                continue
+            for i in range(len(words) - len(key) + 1):
+                said = [w for w, _, _ in words[i : i + len(key)]]
+                common = [w in self._function_words for w in said]
+                if any(common) if len(key) == 2 else all(common):
+                    continue  # "you man", "he is": English, not a title's sounds
+                if all(heard[i + j] in table[ch] for j, ch in enumerate(key)):
+                    start, end = words[i][1], words[i + len(key) - 1][2]
+                    if free(start, end) and not any(start < n.end and n.start < end for n in out):
+                        out.append(Named(title, folded[start:end], start, end, "sound"))
+        return out
 
     def _by_sound(self, folded: str, free, *, minimum: int) -> list[Named]:
         out: list[Named] = []

@@ -1012,3 +1012,39 @@ def test_an_eleventh_round_skips_ends_speeds_and_replays(utterance: str, expecte
 def test_a_speed_past_the_range_with_a_verb_of_up_asks_and_moves_no_volume() -> None:
     reading = read("crank it up to three x", "en", INDEX)
     assert not reading.calls and reading.clarify == "speed_range"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the intro in a listener's words; both ends with one amount
+        ("开头跳多了，少跳三秒", [("set_skip", {"intro": -3, "relative": True})]),
+        ("skip 20 second in beginning and in the end of every chapter",
+         [("set_skip", {"intro": 20, "outro": 20})]),
+        ("could you skip the bit where they read the title each time", []),
+        # whether it will stop is a question; a stop inside the episode's end is the timer's
+        ("will this stop by itself when the chapter ends", [("get_status", {"about": "sleep"})]),
+        ("after this chapter we have to stop so stop after this chapter",
+         [("sleep_timer", {"end_of_episode": True})]),
+        ("when this chapter finish, please stop. i go to bed now",
+         [("sleep_timer", {"end_of_episode": True})]),
+        # a correction with commas between its words
+        ("play chapter three of Dracula, no, wait, four", [("play_book", {"keyword": "Dracula", "section": 4})]),
+        # speed back to normal; another one unnamed asks; 开头 is no verb of opening
+        ("速度调回正常吧", [("set_speed", {"rate": 1.0})]),
+        ("换一个", []),
+        ("开头那段音乐挺好听", []),
+        # again, for a book heard before; a Chinese title said in pinyin
+        ("昨儿听的那个再给我放一遍", [("play_book", {"section": Ref.EPISODE})]),
+        ("put on san guo yan yi please", [("play_book", {"keyword": "三国演义"})]),
+    ],
+)  # fmt: skip
+def test_a_twelfth_round_intros_timers_and_titles_in_pinyin(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize("utterance", ["锅开了，我得去看看", "oh, someone's at the door"])
+def test_stepping_away_is_a_pause_asked_about(utterance: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("pause", {})]
+    assert reading.guess

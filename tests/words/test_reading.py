@@ -917,6 +917,10 @@ def test_plain_commands_the_model_had_to_guess(utterance: str, expected: list) -
         ("跳到第十二回哦不对十三回", [("play_book", {"section": 13})]),
         ("音量调到五十哦不六十", [("set_volume", {"percent": 60})]),
         ("太慢了我都听困了快一点", [("set_speed", {"step": 1})]),
+        ("不想听这个了换成围城", [("play_book", {"keyword": "围城"})]),
+        ("片尾不用跳了片头照旧", [("set_skip", {"outro": 0})]),
+        ("if i fall asleep will it go on into the next chapter", [("get_status", {"about": "sleep"})]),
+        ("wait what rewind like ten seconds", [("seek", {"seconds": -10, "relative": True})]),
         # no new sentence: a topic before 我, a pronoun after a relative word
         ("这一集我听过了", [("next_episode", {})]),
         ("go back to where i left off", [("resume", {})]),

@@ -798,8 +798,9 @@ class _Reader:
         if (
             clause.question
             and self._asks_yes_no(clause)
-            and any(h.tool == "sleep_timer" for h in live)
-        ):  # "are you going to stop after this chapter?": what the timer is set to
+            and any(h.tool in ("sleep_timer", "stop") for h in live)
+        ):  # "are you going to stop after this chapter?", "is it going to stop on its own?":
+            # what the timer is set to
             return Hit("get_status", "sleep", 0, 0)
         if (
             clause.question
@@ -1045,6 +1046,8 @@ class _Reader:
                 return Call("")
             if keyword:
                 found = self.index.lookup(keyword) if self.index is not None else []
+                if not found and self.index is not None:
+                    found = self._edition_of(keyword)  # "哈利波特第1部": that book's part
                 if len(found) == 1:
                     return self._play(clause, found, extra)
                 if len(found) > 1:
@@ -1109,6 +1112,20 @@ class _Reader:
         ):
             return call
         return Call("play_book", {**call.arguments, "episode_title": f"part {section}"}, call.book)
+
+    def _edition_of(self, keyword: str) -> list[str]:
+        """The library's part a keyword names as a title and a part number after it
+        ("哈利波特第1部" is 哈利波特与魔法石 when the library has that one only), or []."""
+        said = re.fullmatch(r"(?P<base>.+?)\s*第?\s*(?P<n>\d{1,2}|[一二三四五六七八九十两]{1,3})\s*[部本卷册季]",
+                            keyword)  # fmt: skip
+        if said is None or self.index is None:
+            return []
+        base = self.index.lookup(said.group("base"))
+        n = number_value(said.group("n"))
+        if len(base) != 1 or not n:
+            return []
+        part = self.index.edition(base[0], int(n)) or (base[0] if n == 1 else None)
+        return [part] if part else []  # a book of one part is its own first
 
     def _episode_title(self) -> str:
         """Words said as an episode's title ("午正那一章", "从Sol 12那段", "the chapter called

@@ -1052,3 +1052,28 @@ def test_stepping_away_is_a_pause_asked_about(utterance: str) -> None:
     reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
     assert [(c.tool, c.arguments) for c in reading.calls] == [("pause", {})]
     assert reading.guess
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a half-hour timer said 定个半小时的时; 骗头 heard for 片头; 磨叽; 说完就歇
+        ("放西游记第二集，顺便定个半小时的时", [("play_book", {"keyword": "西游记", "section": 2}),
+                                              ("sleep_timer", {"minutes": 30})]),
+        ("骗头跳过吧", []),
+        ("这个人念得真磨叽", [("set_speed", {"step": 1})]),
+        ("这回说完就歇了吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("再来一集", [("next_episode", {})]),
+        # a rewind after a question run on; the theme tune with its minute; a timer in place
+        # of the episode's end said first; a learner's end of chapter; whether it will stop
+        ("what did he say go back ten seconds", [("seek", {"seconds": -10, "relative": True})]),
+        ("could you cut the theme tune? it's half a minute every chapter", [("set_skip", {"intro": 30})]),
+        ("instead of the end of the chapter, give it ten minutes", [("sleep_timer", {"minutes": 10})]),
+        ("when finish this episode you pause please", [("sleep_timer", {"end_of_episode": True})]),
+        ("is it going to stop by itself?", [("get_status", {"about": "sleep"})]),
+        # a title that begins with a sound of a filler (哈), said with the number of its part
+        ("放哈利波特第1部", [("play_book", {"keyword": "哈利波特与魔法石"})]),
+    ],
+)  # fmt: skip
+def test_a_thirteenth_round_timers_verbs_and_questions(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

@@ -466,7 +466,7 @@ class Scanner:
         p = self.phrases(script)
         tail = before.rstrip()
         if script == "zh":
-            trimmed = re.sub(r"(?:再|去|给我|帮我|先)$", "", tail)
+            trimmed = re.sub(r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续)+$", "", tail)
             return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
         words = tail.split()[-3:]
         return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
@@ -502,7 +502,8 @@ class Scanner:
         # "这章完了它会自己停不": whether it will, said as a verb and 不 after it
         whether = re.search(
             r"是不是|会不会|会[^，。！？]{0,8}(?:[吗么嘛]|[^不]不|没有?)\s*[?？]?\s*$", plain
-        ) or (mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain))  # "…会自己停吧？"
+        ) or (mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain)  # "…会自己停吧？"
+              ) or re.search(r"([设定开关停放跳])没\1", plain)  # "设没设": whether it is
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False

@@ -444,7 +444,13 @@ class _Reader:
                 and self.scan.loudness([c]) is not None)  # "…banging on the ceiling again"
         ]  # fmt: skip
         if len(weak) == len(chosen) and not titles:
-            loudness = self.scan.loudness(clauses)
+            # "you're skipping too much": too much of the skip, not of the sound
+            skipping = any(
+                said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
+                for c in clauses
+                for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("both_words", ())
+            )  # fmt: skip
+            loudness = None if skipping else self.scan.loudness(clauses)
             if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step,
                 guess = not self.scan.heard(clauses)  # asked about when only the room says so
                 return Reading(**base, calls=(Call(loudness),), tools=(loudness,), guess=guess,
@@ -587,7 +593,7 @@ class _Reader:
         if script_of(clause.text) == "zh":
             return bool(
                 re.search(r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
-                          r"|是不是|会不会", plain)  # fmt: skip
+                          r"|是不是|会不会|([设定开关停放跳])没\1", plain)  # fmt: skip
             )
         return bool(
             re.match(
@@ -874,8 +880,11 @@ class _Reader:
         # "§E" or an episode's words ("这一集"); a word of both ("this one") beside a word of
         # the book ("begin the book again") speaks of the book
         episode_said = any("§E" in c.text or self._scope(c) == "episode" for c in self.clauses)
-        if hit.kind == "replay" and starts and not episode_said:
-            hit = starts[-1]  # "把活着从头再听一遍": the book from its start
+        if hit.kind == "replay" and starts and not episode_said and (
+            self.titles_found or any(self._scope(c) == "book" for c in self.clauses)
+        ):
+            hit = starts[-1]  # "把活着从头再听一遍": the book from its start; with no book
+            # said, "start it from the beginning again" is the episode heard, again
         elif hit.kind == "from_start" and episode_said and "§E" not in clause.text:
             hit = Hit(hit.tool, "replay", hit.start, hit.end)  # "这集开头错过了，从头放"
         if hit.tool == "play_book" and hit.kind == "replay":
@@ -1117,13 +1126,15 @@ class _Reader:
         """The library's part a keyword names as a title and a part number after it
         ("哈利波特第1部" is 哈利波特与魔法石 when the library has that one only), or []."""
         said = re.fullmatch(r"(?P<base>.+?)\s*第?\s*(?P<n>\d{1,2}|[一二三四五六七八九十两]{1,3})\s*[部本卷册季]",
-                            keyword)  # fmt: skip
+                            keyword) or re.fullmatch(
+            r"(?P<base>.+?) (?:book |part |volume |number )(?P<n>\d|one|two|three|four|five|six|seven)",
+            keyword, re.IGNORECASE)  # fmt: skip
         if said is None or self.index is None:
             return []
         base = self.index.lookup(said.group("base"))
         n = number_value(said.group("n"))
         if len(base) != 1 or not n:
-            return []
+            return []  # several books: which is the second is not the library's order to say
         part = self.index.edition(base[0], int(n)) or (base[0] if n == 1 else None)
         return [part] if part else []  # a book of one part is its own first
 
@@ -1133,7 +1144,7 @@ class _Reader:
         for clause in self.clauses:
             text = clause.text
             found = re.search(
-                r"(?:(?:从|放|听|播|到)(?:一下)?)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
+                r"(?:(?:从|放|听|播|到)(?:一下)?)?(?:里|中)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
                 r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
                 text,
             )

@@ -1077,3 +1077,31 @@ def test_stepping_away_is_a_pause_asked_about(utterance: str) -> None:
 )  # fmt: skip
 def test_a_thirteenth_round_timers_verbs_and_questions(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the skip turned off (关了); 整成 a speed; 叽里呱啦 is too fast
+        ("把跳过片头的功能关了吧", [("set_skip", {"intro": 0})]),
+        ("速度整成一点五", [("set_speed", {"rate": 1.5})]),
+        ("念得叽里呱啦的", [("set_speed", {"step": -1})]),
+        # whether a timer is set, asked A-not-A; the next episode refused, 自动往 before it
+        ("我定没定那个放完就停的？", [("get_status", {"about": "sleep"})]),
+        ("这集听完就停，别自动往下一集放", [("sleep_timer", {"end_of_episode": True})]),
+        # an episode's title after 里; a series' book by its number; once past this part
+        ("放西游记里三打白骨精那一回", [("play_book", {"keyword": "西游记", "episode_title": "三打白骨精"})]),
+        ("play dracula book one", [("play_book", {"keyword": "Dracula"})]),
+        ("skip past this bit about twenty seconds", [("seek", {"seconds": 20, "relative": True})]),
+        # a timer given to us, not a minute to wait; back two chapters, singular
+        ("give us twenty minutes", [("sleep_timer", {"minutes": 20})]),
+        ("give me a minute", [("pause", {})]),
+        ("go back two chapter", [("previous_episode", {}), ("previous_episode", {})]),
+        # again from the beginning, no book said: the episode heard, again
+        ("start it from the beginning again", [("play_book", {"section": Ref.EPISODE})]),
+        # too much of the skipping, not of the sound
+        ("you're skipping way too much", []),
+    ],
+)  # fmt: skip
+def test_a_fourteenth_round(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

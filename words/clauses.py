@@ -22,7 +22,7 @@ from typing import Any
 from .phrases import Cue, Phrases, load
 from .titles import Named
 
-__all__ = ["COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
+__all__ = ["A_NOT_A", "COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
            "said_in", "script_of", "strip_words"]  # fmt: skip
 
 PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
@@ -72,6 +72,8 @@ and the "and" before a plan of the listener's ("close it out and I'll get back t
 PLACEHOLDER = re.compile(r"§[A-Z]-?\d*§")
 
 _QUESTION_END = re.compile(r"[?？]\s*$")
+A_NOT_A = re.compile(r"([设定开关停放跳])没\1")
+"""Whether it is so, asked as a verb, 没 and the verb again ("设没设", "停没停")."""
 
 _FAKE_RESULT = re.compile(
     r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
@@ -292,7 +294,7 @@ class Scanner:
             end = match.start() if match else len(masked)
             piece = masked[at:end]
             cuts = self.run_on(piece)
-            for a, b in zip([0, *cuts], [*cuts, len(piece)]):
+            for a, b in zip([0, *cuts], [*cuts, len(piece)], strict=True):
                 part = piece[a:b]
                 if part.strip():
                     offset = at + a + (len(part) - len(part.lstrip()))
@@ -409,7 +411,9 @@ class Scanner:
                 or not (
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
                     or text[h.end : h.end + 1] == "得"
-                    or re.match(r"[着过完烦腻够]", text[h.end : h.end + 1])  # "我听着睡", "听完", "听烦了"
+                    or re.match(
+                        r"[着过完烦腻够]", text[h.end : h.end + 1]
+                    )  # "我听着睡", "听完", "听烦了"
                 )
             ]
         for hit in hits:
@@ -498,12 +502,19 @@ class Scanner:
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)
         words_of = re.sub(r"[这那前头]几", "", words_of)  # "前面这几章": these, not how many
-        words_of = re.sub(r"(?:啥|什么|之类)的(?![^，。！？\s]*[?？])", "", words_of)  # "名单啥的": and so on
+        words_of = re.sub(
+            r"(?:啥|什么|之类)的(?![^，。！？\s]*[?？])", "", words_of
+        )  # "名单啥的": and so on
         # "这章完了它会自己停不": whether it will, said as a verb and 不 after it
-        whether = re.search(
-            r"是不是|会不会|会[^，。！？]{0,8}(?:[吗么嘛]|[^不]不|没有?)\s*[?？]?\s*$", plain
-        ) or (mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain)  # "…会自己停吧？"
-              ) or re.search(r"([设定开关停放跳])没\1", plain)  # "设没设": whether it is
+        whether = (
+            re.search(
+                r"是不是|会不会|会[^，。！？]{0,8}(?:[吗么嘛]|[^不]不|没有?)\s*[?？]?\s*$", plain
+            )
+            or (
+                mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain)  # "…会自己停吧？"
+            )
+            or A_NOT_A.search(plain)
+        )
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False

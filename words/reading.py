@@ -32,6 +32,7 @@ from typing import Any
 
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .clauses import (
+    A_NOT_A,
     COMMANDS,
     GROUP,
     PLACEHOLDER,
@@ -592,8 +593,12 @@ class _Reader:
         plain = PLACEHOLDER.sub(" ", clause.text).strip()
         if script_of(clause.text) == "zh":
             return bool(
-                re.search(r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
-                          r"|是不是|会不会|([设定开关停放跳])没\1", plain)  # fmt: skip
+                re.search(
+                    r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
+                    r"|是不是|会不会",
+                    plain,
+                )
+                or A_NOT_A.search(plain)
             )
         return bool(
             re.match(
@@ -640,8 +645,9 @@ class _Reader:
                 and playback[1].kind == "cues"
                 and (
                     playback[0] is not sleep[0]
-                    or not re.search(r"\b(?:now|right away|immediately)\b|现在|马上|立刻",
-                                     playback[0].text)  # fmt: skip
+                    or not re.search(
+                        r"\b(?:now|right away|immediately)\b|现在|马上|立刻", playback[0].text
+                    )
                 )
             ):  # "听完这一集咱们就睡觉了。这集放完就停", "after this chapter we have to stop so
                 # stop after this chapter": the stop is the timer's
@@ -824,8 +830,10 @@ class _Reader:
                 if h.kind == "episode_end"
                 or (  # "when this chapter finishes, just pause it"; not "how long till the end"
                     "episode_end" in h.args
-                    and re.search(r"\b(?:stop|pause|off|lights out|bedtime)\b|[停关]",
-                                  clause.text[h.start : h.end])  # fmt: skip
+                    and re.search(
+                        r"\b(?:stop|pause|off|lights out|bedtime)\b|[停关]",
+                        clause.text[h.start : h.end],
+                    )
                 )
             ]
             if ends:  # "when this chapter ends, switch off": a time, not a question
@@ -880,8 +888,11 @@ class _Reader:
         # "§E" or an episode's words ("这一集"); a word of both ("this one") beside a word of
         # the book ("begin the book again") speaks of the book
         episode_said = any("§E" in c.text or self._scope(c) == "episode" for c in self.clauses)
-        if hit.kind == "replay" and starts and not episode_said and (
-            self.titles_found or any(self._scope(c) == "book" for c in self.clauses)
+        if (
+            hit.kind == "replay"
+            and starts
+            and not episode_said
+            and (self.titles_found or any(self._scope(c) == "book" for c in self.clauses))
         ):
             hit = starts[-1]  # "把活着从头再听一遍": the book from its start; with no book
             # said, "start it from the beginning again" is the episode heard, again

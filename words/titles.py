@@ -491,7 +491,7 @@ class TitleIndex:
             take(named.title, named.start, named.end, named.how)
         # 4b. A longer title heard by its sound around a shorter one said exactly ("单天方
         # 三侠五义" is 单田芳 三侠五义, not 三侠五义): the longer one is meant.
-        for named in self._by_sound(folded, lambda start, end: True, minimum=4):
+        for named in self._by_sound(folded, lambda start, end: True, minimum=4) if found else ():
             inside = [n for n in found if named.start <= n.start and n.end <= named.end]
             if not inside or any(n.end - n.start >= named.end - named.start for n in inside):
                 continue

@@ -108,17 +108,20 @@ class FastPath:
         if not calls:
             return None
         out = []
+        # the episode before, as the one just heard: maybe it was, maybe the listener
+        # jumped here; asked about first ("刚才那集再放一遍" a few seconds in)
+        unsure: list[str] = []
         for call in calls:
             if call.tool not in names:
                 return None
-            arguments = _resolve(call.arguments, context, schema)
+            arguments = _resolve(call.arguments, context, schema, unsure)
             if arguments is None:
                 return None
             if check is not None and (error := check(call.tool, arguments)):
                 _LOGGER.info("fast path: %s%s does not fit: %s", call.tool, arguments, error)
                 return None
             out.append(FastMatch(call.tool, arguments))
-        if reading.guess:
+        if reading.guess or unsure:
             return Plan(calls=tuple(out), ask=("propose", ()))
         return Plan(calls=tuple(out))
 
@@ -128,12 +131,16 @@ JUST_BEGUN_S = 30.0
 
 
 def _resolve(
-    arguments: dict[str, Any], context: dict[str, Any] | None, schema: dict[str, Any] | None
+    arguments: dict[str, Any],
+    context: dict[str, Any] | None,
+    schema: dict[str, Any] | None,
+    unsure: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """`arguments` with each `Ref` filled from the context; a `Ref.EPISODE` with nothing
     to fill is left out (the tool's default: the bookmark), a `Ref.OTHER_BOOK` with none
     makes the call impossible (None). `Ref.HEARD` is the episode loaded now, or the one
-    before it when the position is under `JUST_BEGUN_S`."""
+    before it when the position is under `JUST_BEGUN_S` (its key then added to `unsure`:
+    the listener may have jumped here rather than heard the one before end)."""
     out = {}
     for key, value in arguments.items():
         if value == Ref.HEARD:
@@ -145,6 +152,8 @@ def _resolve(
             if now:
                 begun = bool(at) and min(at) < JUST_BEGUN_S
                 out[key] = now[0] - 1 if begun and now[0] > 1 else now[0]
+                if out[key] != now[0] and unsure is not None:
+                    unsure.append(key)
         elif value == Ref.EPISODE:
             now = role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
             before = role_values(context, schema, EPISODE, beside=BOOK_BEFORE)

@@ -1101,6 +1101,9 @@ def test_a_thirteenth_round_timers_verbs_and_questions(utterance: str, expected:
         ("start it from the beginning again", [("play_book", {"section": Ref.EPISODE})]),
         # too much of the skipping, not of the sound
         ("you're skipping way too much", []),
+        # a correction said "actually make it" (a new user's trial)
+        ("put on dracula chapter two actually make it three",
+         [("play_book", {"keyword": "Dracula", "section": 3})]),
     ],
 )  # fmt: skip
 def test_a_fourteenth_round(utterance: str, expected: list) -> None:

@@ -603,7 +603,7 @@ class _Reader:
         return bool(
             re.match(
                 r"(?:are you|is it|will it|does it|would it|will this|does this|would this|is this"
-                r" going|will you be|did you|have you|is the|did i|have i)\b",
+                r" going|will you be|did you|did it|have you|is the|did i|have i)\b",
                 plain,
             )
         )
@@ -807,6 +807,16 @@ class _Reader:
         unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
         if unset and not clause.question:  # "don't stop at the end of the chapter": no timer
             return Hit("sleep_timer", "cancel", unset[0].start, unset[0].end)
+        if (
+            clause.question
+            and self._asks_yes_no(clause)
+            and any(h.tool in ("pause", "stop") and not h.negated for h in live)
+            and (
+                re.match(r"\s*did\b", clause.text)
+                or not any(h.tool in ("sleep_timer", "stop") for h in live)
+            )
+        ):  # "did it pause?", "did you stop it?": what it is doing now, not a pause
+            return Hit("get_status", "now", 0, 0)
         if (
             clause.question
             and self._asks_yes_no(clause)

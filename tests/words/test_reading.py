@@ -1108,3 +1108,8 @@ def test_a_thirteenth_round_timers_verbs_and_questions(utterance: str, expected:
 )  # fmt: skip
 def test_a_fourteenth_round(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize("utterance", ["did you stop it?", "did it pause", "did you pause it"])
+def test_whether_it_stopped_is_asked_never_done(utterance: str) -> None:
+    assert calls(utterance) == [("get_status", {})]

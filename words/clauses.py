@@ -167,6 +167,17 @@ def said_in(word: str, text: str, script: str) -> bool:
     return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
 
 
+def _words_in(words: Iterable[str], text: str, script: str) -> list[re.Match[str]]:
+    """Where `words` stand in `text`, the longest first at each place: anywhere in
+    Chinese, as whole words in English."""
+    ordered = sorted({w for w in words if w}, key=len, reverse=True)
+    if not ordered:
+        return []
+    edge = (r"(?<![\w'§])", r"(?![\w'])") if script == "en" else ("", "")
+    body = "|".join(re.escape(w) for w in ordered)
+    return list(re.finditer(f"{edge[0]}(?:{body}){edge[1]}", text))
+
+
 def script_of(text: str) -> str:
     return "zh" if re.search(r"[\u3400-\u9fff]", PLACEHOLDER.sub("", text)) else "en"
 
@@ -316,14 +327,12 @@ class Scanner:
         for script in ("zh", "en"):
             p = self.phrases(script)
             subjects = set(p.words("subject_starts"))
-            starts = sorted({*p.words("clause_starts"), *subjects}, key=len, reverse=True)
+            starts = {*p.words("clause_starts"), *subjects}
             keepers = p.words("clause_keepers")
             finals = p.words("clause_finals")
             asking = p.words("question_words")
             if starts:
-                edge = (r"(?<![\w'§])", r"(?![\w'])") if script == "en" else ("", "")
-                body = "|".join(re.escape(w) for w in starts)
-                for m in re.finditer(f"{edge[0]}(?:{body}){edge[1]}", piece):
+                for m in _words_in(starts, piece, script):
                     before = PLACEHOLDER.sub(" ", piece[: m.start()]).rstrip()
                     if not re.search(r"\w", before):
                         continue
@@ -350,12 +359,8 @@ class Scanner:
                         "|".join(map(re.escape, p.words("clause_ends"))), rest.lstrip()
                     ):
                         cuts.add(m.end())
-            alone = sorted(set(p.words("clause_alone")), key=len, reverse=True)
-            if alone:
-                edge = (r"(?<![\w'§])", r"(?![\w'])") if script == "en" else ("", "")
-                body = "|".join(re.escape(w) for w in alone)
-                for m in re.finditer(f"{edge[0]}(?:{body}){edge[1]}", piece):
-                    cuts.update(at for at in (m.start(), m.end()) if 0 < at < len(piece))
+            for m in _words_in(p.words("clause_alone"), piece, script):
+                cuts.update(at for at in (m.start(), m.end()) if 0 < at < len(piece))
         return sorted(cuts)
 
     def _clause(self, text: str, offset: int, masked: str, titles: list[Named]) -> Clause:
@@ -548,8 +553,8 @@ class Scanner:
         """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
         quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
         not both; else None. Of the room alone (`heard` False) it is a guess."""
-        up = self._said(clauses, "louder_signals", "louder_situations")
-        down = self._said(clauses, "quieter_signals", "quieter_situations")
+        up = self.count(clauses, "louder_signals", "louder_situations")
+        down = self.count(clauses, "quieter_signals", "quieter_situations")
         if up and not down:
             return "volume_up"
         if down and not up:
@@ -560,14 +565,14 @@ class Scanner:
         """True when the words tell of the sound itself ("faint", "听不清", "volume", "吵"),
         not only of the room (someone asleep, the kitchen): the loudness read from them is
         no guess."""
-        return self._said(clauses, "louder_signals", "quieter_signals", "volume_nouns") > 0
+        return self.count(clauses, "louder_signals", "quieter_signals", "volume_nouns") > 0
 
     def leaving(self, clauses: list[Clause]) -> bool:
         """True when the words tell that the listener steps away ("我得去看一眼", "someone's
         at the door"): a pause to ask about."""
-        return self._said(clauses, "leaving_situations") > 0
+        return self.count(clauses, "leaving_situations") > 0
 
-    def _said(self, clauses: list[Clause], *names: str) -> int:
+    def count(self, clauses: list[Clause], *names: str) -> int:
         """How many words of the lexicon lists `names` the clauses say (titles, amounts and
         episodes masked out), each in its clause's own language."""
         count = 0

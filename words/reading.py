@@ -446,11 +446,7 @@ class _Reader:
         ]  # fmt: skip
         if len(weak) == len(chosen) and not titles:
             # "you're skipping too much": too much of the skip, not of the sound
-            skipping = any(
-                said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-                for c in clauses
-                for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("both_words", ())
-            )  # fmt: skip
+            skipping = self._skip_verb_in(clauses, "both_words")
             loudness = None if skipping else self.scan.loudness(clauses)
             if loudness is not None:  # "宝宝刚哄睡着", "I'm out in the garage": a step,
                 guess = not self.scan.heard(clauses)  # asked about when only the room says so
@@ -1041,11 +1037,7 @@ class _Reader:
                 said = self._episode(clause)
                 if said == -1:
                     return Call("previous_episode")  # "play the last chapter again": the one before
-                heard = any(
-                    said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-                    for c in self.clauses
-                    for w in self.phrases(script_of(c.text)).words("heard_words")
-                )
+                heard = self.scan.count(self.clauses, "heard_words") > 0
                 return Call("play_book", {"section": said or (Ref.HEARD if heard else Ref.EPISODE)})
             if kind == "from_start":
                 if named:
@@ -1446,12 +1438,13 @@ class _Reader:
                        {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
 
-    def _skip_verb_in(self, clauses: list[Clause]) -> bool:
-        """True when a verb of skipping ("跳", "skip", "cut") is said in one of `clauses`."""
+    def _skip_verb_in(self, clauses: list[Clause], key: str = "verbs") -> bool:
+        """True when a word of the skip's list `key` is said in one of `clauses`: by default
+        a verb of skipping ("跳", "skip", "cut"); "both_words" the skipping itself."""
         return any(
             said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
             for c in clauses
-            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get("verbs", ())
+            for w in self.phrases(script_of(c.text)).tools.get("set_skip", {}).get(key, ())
         )
 
     @staticmethod

@@ -34,8 +34,9 @@ Keys of ``expect``:
 - ``says_number``: the answer states this number (digits or Chinese numerals; a number
   with a fraction, such as a speed of 1.75, in digits);
 - ``says_any``: the answer contains one of these strings (case and script folded);
-- ``declines``: the answer declines (a refusal word, no digits outside a library title
-  named: no invented facts);
+- ``declines``: the answer declines (a refusal word, or "没有" / "there is no" for a
+  number past the book's end); no digits outside a library title named other than the
+  numbers the request said and the episode counts of the books named (no invented facts);
 - ``offers_books``: the answer names a book of the library, or one started playing;
 - ``lists_library``: the answer names two books of the library, or how many it holds;
 - ``asks``: true — the answer is a question back to the listener (a question mark: "想听哪一
@@ -55,9 +56,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from words.text import normalize, word_run
+from words.numbers import numbers_said
+from words.text import clean_transcript, normalize, word_run
 
-from .library import chinese_numeral
+from .library import ALBUMS, chinese_numeral
 
 ID_PATTERN = re.compile(r"\b(?:lib|rss|lv|json)\s*[:：]\s*[0-9A-Za-z]", re.I)
 """An album id as the player makes them ("lib:3ea9489e79", "rss:…", "lv:…", "json:…")."""
@@ -71,9 +73,9 @@ MAX_SPOKEN_CHARS = {"zh": 120, "en": 300}
 
 DECLINE_WORDS = {
     "zh": ("抱歉", "不能", "无法", "不会", "没办法", "不支持", "做不到", "只能", "不知道",
-           "帮不了", "不提供", "不清楚", "没有这个功能", "不了"),
+           "帮不了", "不提供", "不清楚", "没有这个功能", "不了", "没有第"),
     "en": ("sorry", "can't", "cannot", "can not", "unable", "not able", "only", "don't know",
-           "do not know", "not something i", "no way to"),
+           "do not know", "not something i", "no way to", "there is no", "there's no"),
 }  # fmt: skip
 
 
@@ -246,8 +248,10 @@ def check_expect(
     titles: list[str],
     elapsed_s: float,
     library_size: int,
+    facts: frozenset[int] = frozenset(),
 ) -> list[str]:
-    """Reasons one `expect` object is not met (empty list: met)."""
+    """Reasons one `expect` object is not met (empty list: met). `facts`: the numbers an
+    answer may state (those the request said, the episode counts of the books named)."""
     why: list[str] = []
     slack = elapsed_s + 3.0
     plays = expect.get("plays")
@@ -327,7 +331,7 @@ def check_expect(
         lowered = answer.casefold()
         if not any(w in lowered for w in DECLINE_WORDS[lang]):
             why.append("answer does not decline")
-        elif re.search(r"\d", _without_titles(answer, titles)):
+        elif any(int(n) not in facts for n in re.findall(r"\d+", _without_titles(answer, titles))):
             why.append("a declining answer states figures (invented facts?)")
     if expect.get("offers_books"):
         started = after.album is not None and (after.album, after.episode) != (
@@ -362,6 +366,10 @@ def check(
     or any of `alt`."""
     lang = request["lang"]
     problems = spoken_problems(answer, lang, album_ids)
+    facts = frozenset(
+        [s.value for s in numbers_said(clean_transcript(request.get("utterance", "")))]
+        + [spec.episodes for spec in ALBUMS if spec.title in mentioned_titles(answer, titles)]
+    )
     options = [request.get("expect", {}), *request.get("alt", [])]
     reasons: list[str] = []
     for option in options:
@@ -374,6 +382,7 @@ def check(
             titles=titles,
             elapsed_s=elapsed_s,
             library_size=len(titles),
+            facts=facts,
         )
         if not why:
             return problems

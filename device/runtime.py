@@ -296,6 +296,9 @@ async def default_agent(
     if local is not None and warm:
         # The system prompt into the KV cache now, so the first turn does not pay for it.
         started = time.perf_counter()
+        _LOGGER.info(
+            "caching the system prompt (with no saved state, minutes on a Pi: requests wait)"
+        )
         try:
             await agent.warm()
             _LOGGER.info("system prompt cached in %.1f s", time.perf_counter() - started)

@@ -32,7 +32,12 @@ __all__ = [
 
 _CN = "零〇一二两三四五六七八九十百"
 _DURATION_PART = re.compile(
-    rf"(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
+    # a fraction of a unit: "三分之一小时", "四分之三分钟", "three quarters of a minute"
+    rf"(?P<zh_den>[\d{_CN}]+)\s*分之\s*(?P<zh_num>[\d{_CN}]+)\s*个?\s*"
+    r"(?P<zh_unit>小时|钟头|分钟|秒钟)"
+    r"|\b(?P<frac>(?:(?P<frac_num>an?|one|two|three|\d)[\s-]+)?(?P<frac_den>quarters?|thirds?)"
+    r"\s+(?:of\s+)?(?:an?\s+)?(?P<frac_unit>hour|minute)s?)\b"
+    rf"|(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
     r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
     r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?:\s+(?:whole|full|entire|good))?"
@@ -97,6 +102,17 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
                 value = value * 60 + int(part)
         elif match.group("half_en"):
             value = 1800.0 if match.group("half_unit").lower() == "hour" else 30.0
+        elif match.group("zh_den"):
+            whole, part = _amount(match.group("zh_den")), _amount(match.group("zh_num"))
+            if not whole or part is None:
+                continue
+            value = part / whole * _UNIT_SECONDS[match.group("zh_unit")]
+        elif match.group("frac"):
+            part = _amount(match.group("frac_num") or "a")
+            whole = 4 if match.group("frac_den").lower().startswith("quarter") else 3
+            if part is None:
+                continue
+            value = part / whole * _UNIT_SECONDS[match.group("frac_unit").lower()]
         elif match.group("quarter"):
             value = 900.0 if match.group("quarter_unit").lower() == "hour" else 15.0
         else:

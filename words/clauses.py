@@ -167,6 +167,11 @@ def said_in(word: str, text: str, script: str) -> bool:
     return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
 
 
+def _alternation(words: Iterable[str]) -> str:
+    """A regex alternation of `words`, escaped, the longest first."""
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
 def _words_in(words: Iterable[str], text: str, script: str) -> list[re.Match[str]]:
     """Where `words` stand in `text`, the longest first at each place: anywhere in
     Chinese, as whole words in English."""
@@ -339,11 +344,14 @@ class Scanner:
                     since = before[max([0, *(c for c in cuts if c <= len(before))]) :]
                     if script == "zh" and len(re.sub(r"\s", "", since)) < 3:
                         continue  # "声音顺便大点儿", "够我听": too short to be a clause
+                    # a title, episode or amount just before ends a phrase: no keeper
+                    # holds across it ("put on heidi chapter five my daughter …")
+                    marked = piece[: m.start()].rstrip().endswith("§")
                     if script == "en":
                         last = before.split()[-1]
-                        if last in keepers:
+                        if last in keepers and not marked:
                             continue
-                    elif any(before.endswith(k) for k in keepers):
+                    elif any(before.endswith(k) for k in keepers) and not marked:
                         continue
                     if m.group() in subjects and not any(before.endswith(f) for f in finals):
                         continue
@@ -475,7 +483,9 @@ class Scanner:
         p = self.phrases(script)
         tail = before.rstrip()
         if script == "zh":
-            trimmed = re.sub(r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续)+$", "", tail)
+            trimmed = re.sub(
+                r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续|放|播|听|讲)+$", "", tail
+            )
             return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
         words = tail.split()[-3:]
         return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
@@ -571,6 +581,46 @@ class Scanner:
         """True when the words tell that the listener steps away ("我得去看一眼", "someone's
         at the door"): a pause to ask about."""
         return self.count(clauses, "leaving_situations") > 0
+
+    def own_task(self, clause: Clause) -> bool:
+        """True when `clause` tells of the listener's own errand ("i need to pick up the
+        kids", "我得去接孩子"): it begins with one of ``own_tasks`` and its verb is no word
+        of listening (``listening_words``: "i need to hear that again" asks for a replay)."""
+        script = script_of(clause.text)
+        p = self.phrases(script)
+        text = PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?，。！？")
+        for lead in sorted(p.words("own_tasks"), key=len, reverse=True):
+            if text == lead or text.startswith(lead + (" " if script == "en" else "")):
+                rest = text[len(lead) :]
+                return not any(said_in(w, rest, script) for w in p.words("listening_words"))
+        return False
+
+    def episode_end(self, clauses: list[Clause]) -> bool:
+        """True when a clause sets a time at the end of the episode playing, composed of a
+        word of until and an episode noun in English ("when chapter finish", "after this
+        story"), or in Chinese of an episode noun, a word of finishing and a word of then
+        ("讲完这个故事就…", "这回书说完了再…") or of waiting before them ("等这集完"); a
+        report of an episode finished ("这集听完了") sets no time."""
+        for clause in clauses:
+            script = script_of(clause.text)
+            p = self.phrases(script)
+            text = PLACEHOLDER.sub(" ", clause.text)
+            nouns = _alternation(p.words("episode_nouns"))
+            finish = _alternation(p.words("finish_words"))
+            until = _alternation(p.words("until_words"))
+            if not (nouns and finish and until):
+                continue
+            if script == "en":
+                pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:this|the|that|the current)\s+)?"
+                           rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)")  # fmt: skip
+            else:
+                then = _alternation(p.words("then_words"))
+                pattern = (rf"(?:{nouns})[^，。！？,.!?]{{0,4}}(?:{finish})了?[^，。！？,.!?]{{0,2}}"
+                           rf"(?:{then})|(?:{finish})(?:{nouns})[^，。！？,.!?]{{0,2}}(?:{then})"
+                           rf"|(?:{until})(?:{nouns})[^，。！？,.!?]{{0,6}}(?:{finish})")  # fmt: skip
+            if re.search(pattern, text):
+                return True
+        return False
 
     def count(self, clauses: list[Clause], *names: str) -> int:
         """How many words of the lexicon lists `names` the clauses say (titles, amounts and

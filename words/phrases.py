@@ -27,7 +27,8 @@ LANGUAGES = ("zh", "en")
 
 _LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words",
               "intro_topic", "outro_topic", "intro_weak", "outro_weak", "verbs", "more_words",
-              "less_words", "off_words", "keep_words", "ask_words", "both_words"}  # fmt: skip
+              "less_words", "off_words", "keep_words", "ask_words", "both_words", "intro_bare",
+              "outro_bare"}  # fmt: skip
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
@@ -38,7 +39,7 @@ _LEXICON_LISTS = {
     "yes_words", "no_words", "louder_situations", "quieter_situations", "clause_starts",
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
     "clause_alone", "heard_words", "not_heads",
-    "leaving_situations",
+    "leaving_situations", "every_episode", "own_tasks", "listening_words", "episode_nouns", "finish_words", "until_words", "then_words",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

@@ -14,6 +14,11 @@ and whether it is a question. Then the whole request is read:
   do not (an episode and a volume) are both made;
 - a book named in any form is the book meant; words that name no library title are the
   keyword of a search, never the book playing now or another one;
+- an amount said with a command that the command does not carry ("bump it up two
+  notches", "next chapter, 40 seconds") means the words were not understood whole: the
+  calls are a guess, asked about before they are made;
+- a stop beside the end of the episode playing, composed of its parts ("when chapter
+  finish, you stop", "讲完这个故事就别讲了"), is the end-of-episode timer;
 - no book named, none playing, none left off: the listener is asked which.
 
 The result, a `Reading`, carries every fact for the agent's grammar and prompt, and
@@ -144,6 +149,18 @@ _TOPICS = (
     "now",
 )
 """The get_status topics, the most specific first."""
+
+_DECIMAL = re.compile(
+    r"\d+\s*\.\s*\d+|[零一二两三四五六七八九十]+\s*点\s*[零一二三四五六七八九]+"
+    r"|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|\d+)?\s*point"
+    r"(?:\s+(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d+)\b)+"
+    r"|\b(?:one|two|three|\d)\s*quarters?\b",
+    re.IGNORECASE,
+)
+"""A number said with its decimals ("1.25", "零点七五", "one point two five"): a rate."""
+
+_TIMES = re.compile(r"\S+\s*(?:times|遍|次)\b|\S+\s*(?:遍|次)", re.IGNORECASE)
+"""A number of times something happened ("three times", "听了三遍")."""
 
 _EPISODE_MARKED = re.compile(
     r"(?<!倒数)第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
@@ -456,6 +473,13 @@ class _Reader:
                 return Reading(**base, calls=(Call("pause"),), tools=("pause",), guess=True,
                                why="pause (the listener steps away)")  # fmt: skip
         if not chosen:
+            paused = [(c, h) for c in clauses if c.later and not c.question for h in c.hits
+                      if h.tool in ("stop", "pause") and not h.negated]  # fmt: skip
+            if paused and self.scan.episode_end(clauses):
+                # "等这回书说完了再暂停": a stop planned for the episode's end is its timer
+                clause, hit = paused[0]
+                chosen = [(clause, Hit("sleep_timer", "episode_end", hit.start, hit.end))]
+        if not chosen:
             return self._bare(base, clauses, titles, hints)
         # The last of each group is meant ("暂停，算了，继续" resumes), but an amount said
         # beats a complaint beside it ("声音开到八十吧，太小了"); of questions, the last.
@@ -518,6 +542,19 @@ class _Reader:
                 replaced[group] = kept.pop(group)
             kept[group] = (clause, hit)
         self._settle(kept)
+        playback = kept.get("playback")
+        if (
+            playback is not None
+            and playback[1].tool in ("stop", "pause")
+            and "sleep" not in kept
+            and not playback[0].question
+            and not re.search(
+                r"\b(?:now|right now|right away|immediately)\b|现在|马上|立刻", playback[0].text
+            )
+            and self.scan.episode_end(clauses)
+        ):  # "讲完这个故事就别讲了", "when chapter finish, you stop": at the episode's end
+            kept["sleep"] = (playback[0], Hit("sleep_timer", "episode_end", playback[1].start,
+                                              playback[1].end))  # fmt: skip
         ending = kept.get("sleep")
         if (
             ending is not None
@@ -549,6 +586,7 @@ class _Reader:
         calls: list[Call] = []
         extra: dict[str, Any] = {}
         asked = [(c, h) for c, h in acts if h.tool == "search_album"]
+        by_clause: dict[int, tuple[Clause, list[Call]]] = {}
         for clause, hit in sorted(kept.values(), key=lambda ch: ch[0].start + ch[1].start):
             if asked and hit.tool in ("play_book", "resume") and not clause.titles:
                 # "有X吗？放一下", "do you have X? put it on": the book asked about
@@ -566,22 +604,83 @@ class _Reader:
             if call is None:
                 return Reading(**base, **extra, tools=hints, why=f"{hit.tool} needs the model")
             if call.tool:
-                calls.append(call)
                 times = number_value(hit.args.get("n", "")) if hit.tool in (
                     "next_episode", "previous_episode") else None  # fmt: skip
-                calls.extend([call] * (min(times or 1, 9) - 1))  # "go back two chapters"
+                made = [call] * min(times or 1, 9)  # "go back two chapters"
+                by_clause.setdefault(id(clause), (clause, []))[1].extend(made)
+                calls.extend(made)
+        # an amount said beside a command that the command does not carry ("skip fifteen
+        # seconds at both ends" read as the next episode): not understood whole, asked first
+        unsaid = [v for clause, made in by_clause.values() for v in self._unsaid(clause, made)]
         calls = [self._part(c) for c in calls]
         why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or (
             f"asks: {extra['clarify']}" if extra.get("clarify") else "asks which book"
         )
+        if unsaid and calls:
+            why += f" (asked first: {', '.join(map(str, unsaid))} said and not carried)"
         return Reading(
             **base,
             **extra,
             calls=tuple(calls),
             tools=hints or tuple(c.tool for c in calls),
             why=why,
-            guess=self._pronoun_title,
+            guess=self._pronoun_title or bool(unsaid and calls),
         )
+
+    def _unsaid(self, clause: Clause, made: list[Call]) -> list[int]:
+        """The amounts said in `clause` that none of `made` (the calls its acts mean)
+        carries: seconds, episodes and numbers past 1, none of a rate ("1.25", "one point
+        five") or before a correction ("chapter five, no wait, six")."""
+        made = [
+            c for c in made if c.tool not in ("get_status", "search_album", "list_albums", "help")
+        ]
+        if not made:
+            return []
+        rest = " ".join(c.text for c in self.clauses[self.clauses.index(clause) :])
+        rest = re.sub(r"[\s,.!?，。！？、…]+", " ", PLACEHOLDER.sub(" ", rest))
+        if any(
+            said_in(w, rest, script_of(w))
+            for p in (self.zh, self.en)
+            for w in p.words("corrections")
+        ):
+            return []  # "chapter five, no wait, six": the amount before is taken back
+        values: set[float] = {float(len(made))}
+        for call in made:
+            for value in call.arguments.values():
+                if isinstance(value, str):
+                    values |= {float(n.value) for n in numbers_said(value, lone_one=False)}
+                elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                    value = abs(float(value))
+                    values |= {value, value * 60, value / 60}
+        at = self.clauses.index(clause)
+        # an amount said alone beside it is its amount ("skip the start music, quarter of
+        # minute, for every chapter")
+        near = [c for c in self.clauses[max(at - 1, 0) : at + 2]
+                if c is clause or (not c.hits and id(c) not in self._given
+                                   and self._amount_alone(c))]  # fmt: skip
+        said: list[int] = []
+        for piece in near:
+            said += [int(s) for s in re.findall(r"§D(\d+)§", piece.text)]
+            said += [abs(int(e)) for e in re.findall(r"§E(-?\d+)§", piece.text)]
+            plain = _DECIMAL.sub(" ", PLACEHOLDER.sub(" ", piece.text))
+            plain = NUMERAL_IN_WORD.sub(lambda m: " " * len(m.group()), plain)
+            plain = _TIMES.sub(" ", plain)  # "heard it like three times": how often
+            said += [n.value for n in numbers_said(plain, lone_one=False)]
+        return [v for v in said if v > 1 and float(v) not in values]
+
+    def _amount_alone(self, clause: Clause) -> bool:
+        """True when `clause` says an amount and next to nothing else ("40 seconds", "大概
+        四十秒"): a word at most, besides fillers."""
+        if "§D" not in clause.text and not re.search(r"\d", clause.text):
+            return False
+        script = script_of(clause.text)
+        if any(said_in(w, clause.text, script) for w in self.phrases(script).words("negations")):
+            return False  # "不要半小时了": an amount taken back
+        rest = re.sub(r"§[A-Z]-?\d*§|\d+", " ", clause.text)
+        rest = strip_words(
+            rest.strip(" ,.!?，。！？"), self.phrases(script).words("fillers"), script
+        )
+        return len(rest.split()) <= 1 if script == "en" else len(rest) <= 2
 
     def _asks_yes_no(self, clause: Clause) -> bool:
         """True when `clause` asks whether something is so ("are you going to …", "会不会
@@ -629,11 +728,14 @@ class _Reader:
             del kept["playback"]  # "…，开头几句都没了": a remark on the skip, no book
         playback, sleep = kept.get("playback"), kept.get("sleep")
         if sleep and sleep[1].tool == "sleep_timer" and "episode_end" in sleep[1].args:
+            own = sleep[0]
             if any(
                 said_in(w, PLACEHOLDER.sub(" ", c.text), script_of(c.text))
-                for c in self.clauses[self.clauses.index(sleep[0]) :]
+                and (c is not own or self._cancels(own, w, sleep[1]))
+                for c in self.clauses[self.clauses.index(own) :]
                 for w in self.phrases(script_of(c.text)).words("cancel_words")
-            ):  # "cancel the stop at the end of the chapter", "…这章完了就停的那个，取消掉"
+            ):  # "cancel the stop at the end of the chapter", "…这章完了就停的那个，取消掉";
+                # not "forget the timer, just stop it when this chapter ends"
                 kept["sleep"] = (sleep[0], Hit("sleep_timer", "cancel", 0, 0))
             elif (
                 playback
@@ -662,7 +764,7 @@ class _Reader:
                 for w in self.phrases(script_of(volume[0].text)).words("volume_nouns")
             )
         ):  # "way too fast for the kids, bring it down a notch": the speed, down a step
-            del kept["volume"]
+            kept.pop("volume", None)
         if (
             speed
             and volume
@@ -671,7 +773,7 @@ class _Reader:
             and volume[1].kind == "cues"
             and self.scan.loudness([volume[0]]) is not None
         ):
-            del kept["volume"]
+            kept.pop("volume", None)
         if (
             speed
             and volume
@@ -683,7 +785,7 @@ class _Reader:
                 for w in self.phrases(script_of(volume[0].text)).words("volume_nouns")
             )
         ):  # "crank it up to three x": up to a speed, no volume said
-            del kept["volume"]
+            kept.pop("volume", None)
         playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")
         if (
             playback
@@ -726,6 +828,18 @@ class _Reader:
             and playback[0].start + playback[1].start >= sleep[0].start + sleep[1].start
         ):
             del kept["playback"]
+
+    def _cancels(self, clause: Clause, word: str, hit: Hit) -> bool:
+        """True when the cancel `word` of `clause` takes back the end-of-episode `hit`, not
+        a timer it names before it ("forget the timer, just stop it when this chapter ends":
+        the minutes' timer off, the episode's end on)."""
+        at = clause.text.find(word)
+        if at < 0 or at >= hit.start:
+            return True
+        between = clause.text[at + len(word) : hit.start]
+        script = script_of(clause.text)
+        return not any(said_in(w, between, script)
+                       for w in self.phrases(script).tools.get("sleep_timer", {}).get("cues", ()))  # fmt: skip
 
     def _beside(self, clause: Clause, hit: Hit) -> list[Hit]:
         """Commands of other kinds said in the same clause as `hit` ("跳到下一集顺便声音大点":
@@ -774,6 +888,10 @@ class _Reader:
             )
         ):
             return held[0]  # "等会儿啊": wait, now; no plan for later follows in its clause
+        if self.scan.own_task(clause):
+            live = [h for h in live if h.tool not in ("resume", "play_book")]
+            if not live:
+                return None  # "I need to pick up the kids": the listener's errand, no resume
         skip = self._skip_topic(clause)  # a skip is a setting from now on ("以后…开头都跳过")
         if skip is not None:
             return skip if skip.kind != "keep" else None
@@ -797,6 +915,12 @@ class _Reader:
         if id(clause) in self._given and not clause.titles and "§E" not in clause.text:
             return None
         cancel = [h for h in clause.hits if (h.tool, h.kind) == ("sleep_timer", "cancel")]
+        ends = [h for h in live if h.tool == "sleep_timer" and h.start >= cancel[-1].end
+                and (h.kind == "episode_end" or "episode_end" in h.args)] if cancel else []  # fmt: skip
+        if ends and not clause.question:
+            return ends[
+                -1
+            ]  # "别定时了就放完这一集自动停": the timer's minutes off, the episode's end on
         if cancel and not clause.question:  # "不用等这集完了再停": no timer, whatever else
             return cancel[0]
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
@@ -1331,6 +1455,7 @@ class _Reader:
             return [w for w in data.get(key, ()) if said_in(w, piece, script)]
 
         verb = self._skip_verb_in(self.clauses)
+        every = self.scan.count(self.clauses, "every_episode") > 0
         # "cut off the end": a verb of cutting, not a word of no skip
         uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
 
@@ -1352,6 +1477,8 @@ class _Reader:
             for end in ("intro", "outro"):
                 if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
                     found.add(end)
+                elif every and said(f"{end}_bare", piece):
+                    found.add(end)  # "for every chapter skip the beginning part, 40 seconds"
             return found
 
         ends = ends_in(clause.text)
@@ -1381,6 +1508,7 @@ class _Reader:
             claimed = any(h.kind == "pattern" and "d" in h.args for h in later.hits)
             if (
                 claimed
+                and every
                 and not amounts
                 and self._skip_verb_in([later])
                 and all(h.tool in ("seek", "set_skip") for h in later.hits if h.tool in COMMANDS)
@@ -1420,8 +1548,11 @@ class _Reader:
                 spots += [m.start() for m in re.finditer(marked, clause.text)]
                 return min(spots, default=float("inf"))
 
-            at_intro = first_at(said("intro_topic") + said("intro_weak"), r"\bthe first §D")
-            at_outro = first_at(said("outro_topic") + said("outro_weak"), r"\bthe last §D")
+            bare = ("intro_bare", "outro_bare") if every else ("", "")
+            at_intro = first_at(said("intro_topic") + said("intro_weak") + said(bare[0]),
+                                r"\bthe first §D")  # fmt: skip
+            at_outro = first_at(said("outro_topic") + said("outro_weak") + said(bare[1]),
+                                r"\bthe last §D")  # fmt: skip
             first, second = ("intro", "outro") if at_intro <= at_outro else ("outro", "intro")
             return Hit("set_skip", "topic", 0, 0, {first: own[0], second: own[1]})
         if amounts:

@@ -655,23 +655,31 @@ class TitleIndex:
             if how == "edition":
                 continue  # a part's number is said as it is ("明朝那些事儿听" is no part 一)
             want = _sounds(key)
-            for offset, run in runs:
-                if len(run) < len(key):
-                    continue
-                heard = _sounds(run)
-                for i in range(len(run) - len(key) + 1):
-                    if run[i : i + len(key)] == key:
-                        continue  # the title itself: found above
-                    same = sum(
-                        1
-                        for a, b in zip(heard[i : i + len(key)], want, strict=True)
-                        if set(a) & set(b)
-                    )
-                    if same < len(key):
+            for offset, whole in runs:
+                # "单田方的三侠五义": a 的 said between a title's words is no part of it
+                places = [list(range(len(whole)))]
+                if "的" in whole and "的" not in key:
+                    places.append([j for j, ch in enumerate(whole) if ch != "的"])
+                for n, place in enumerate(places):
+                    run = "".join(whole[j] for j in place)
+                    if len(run) < len(key):
                         continue
-                    start, end = offset + i, offset + i + len(key)
-                    if free(start, end) and not any(start < n.end and n.start < end for n in out):
-                        out.append(Named(title, folded[start:end], start, end, "sound"))
+                    heard = _sounds(run)
+                    for i in range(len(run) - len(key) + 1):
+                        if n == 0 and run[i : i + len(key)] == key:
+                            continue  # the title itself: found above
+                        same = sum(
+                            1
+                            for a, b in zip(heard[i : i + len(key)], want, strict=True)
+                            if set(a) & set(b)
+                        )
+                        if same < len(key):
+                            continue
+                        start, end = offset + place[i], offset + place[i + len(key) - 1] + 1
+                        if free(start, end) and not any(
+                            start < m.end and m.start < end for m in out
+                        ):
+                            out.append(Named(title, folded[start:end], start, end, "sound"))
         return out
 
     def series_in(self, text: str) -> list[str]:

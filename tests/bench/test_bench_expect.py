@@ -52,8 +52,8 @@ def _form(name: str) -> str:
     return next(form for form, (file, _) in FILES.items() if file == name)
 
 
-def _check(expect: dict, *, before=PLAYING, after=PLAYING, answer="好的。", lang="zh", **kw):
-    request = {"lang": lang, "expect": expect, **kw}
+def _check(expect: dict, *, before=PLAYING, after=PLAYING, answer="好的。", **kw):
+    request = {"lang": "zh", "expect": expect, **kw}
     return check(request, before=before, after=after, answer=answer, titles=TITLES, elapsed_s=2.0)
 
 
@@ -140,6 +140,16 @@ def test_answer_expectations() -> None:
     # A library title's digits in the example request are no invented figure; others are.
     assert _check({"declines": True}, answer="我只能帮你听书；你可以说“播放1984”。") == []
     assert _check({"declines": True}, answer="我只能帮你听书；北京25度。")
+    # A number past the book's end is declined with the book's count and the number said:
+    # true facts, not invented ones; a count the library does not give is still one.
+    said = {"utterance": "放西游记第一百二十集"}
+    assert _check({"declines": True}, answer="西游记只有100集，没有第120集", **said) == []
+    assert _check({"declines": True}, answer="西游记只有90集，没有第120集", **said)
+    hobbit = {"utterance": "the hobbit chapter nineteen", "lang": "en"}
+    assert _check({"declines": True}, answer="The Hobbit has 2 episodes; there is no episode 19",
+                  **hobbit) == []  # fmt: skip
+    assert _check({"declines": True}, answer="The Hobbit has 2 episodes; there is no episode 18",
+                  **hobbit)  # fmt: skip
     assert _check({"offers_books": True}, answer="可以听听西游记或者三体。") == []
     assert _check({"offers_books": True}, answer="从前有座山。")
     assert _check({"lists_library": True}, answer="有西游记、三体等331本书。") == []

@@ -1113,3 +1113,103 @@ def test_a_fourteenth_round(utterance: str, expected: list) -> None:
 @pytest.mark.parametrize("utterance", ["did you stop it?", "did it pause", "did you pause it"])
 def test_whether_it_stopped_is_asked_never_done(utterance: str) -> None:
     assert calls(utterance) == [("get_status", {})]
+
+
+def guessed(utterance: str) -> tuple[list[tuple[str, dict]], bool]:
+    lang = "en" if utterance.isascii() else "zh"
+    reading = read(utterance, lang, INDEX)
+    return [(c.tool, c.arguments) for c in reading.calls], reading.guess
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # an amount said beside a command that does not carry it: asked about first
+        ("bump it up two notches", [("volume_up", {})]),
+        ("声音再大个二十", [("volume_up", {})]),
+        # an amount said alone in the clause beside it is its amount
+        ("下一集，大概四十秒", [("next_episode", {})]),
+        ("next chapter, 40 seconds", [("next_episode", {})]),
+    ],
+)
+def test_an_amount_the_command_does_not_carry_is_asked_about(
+    utterance: str, expected: list
+) -> None:
+    assert guessed(utterance) == (expected, True)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the amount is carried, or taken back, or how often, or a reason's
+        ("turn the volume to seventy", [("set_volume", {"percent": 70})]),
+        ("put on dracula chapter four, no wait, five",
+         [("play_book", {"keyword": "Dracula", "section": 5})]),
+        ("set the speed to one point two five", [("set_speed", {"rate": 1.25})]),
+        ("play it at three quarter speed", [("set_speed", {"rate": 0.75})]),
+        ("pause it, back in ten", [("pause", {})]),
+        ("we've heard this chapter about four times, next", [("next_episode", {})]),
+        ("不要半小时了，改成这集完了就停", [("sleep_timer", {"end_of_episode": True})]),
+    ],
+)  # fmt: skip
+def test_an_amount_carried_or_not_the_commands_is_no_question(
+    utterance: str, expected: list
+) -> None:
+    assert guessed(utterance) == (expected, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("three quarters of a minute", 45),
+        ("quarter of minute", 15),
+        ("a third of an hour", 1200),
+        ("two thirds of a minute", 40),
+        ("四分之三分钟", 45),
+        ("三分之一小时", 1200),
+    ],
+)
+def test_a_fraction_of_a_unit_is_its_share(text: str, seconds: int) -> None:
+    from words.amounts import duration_spans
+
+    assert [s for s, _, _ in duration_spans(text, counted=True)] == [seconds]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the end of the episode composed of until + episode noun, or noun + finish + then
+        ("once this episode wraps up you switch off ok", [("sleep_timer", {"end_of_episode": True})]),
+        ("念完这个故事就关了吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("等这一章念完了再停吧", [("sleep_timer", {"end_of_episode": True})]),
+        # the minutes' timer taken back, the episode's end set
+        ("不要定时了，放完这集就停", [("sleep_timer", {"end_of_episode": True})]),
+        ("forget the timer, stop when this chapter is done", [("sleep_timer", {"end_of_episode": True})]),
+        # a stop now beside a plan for later is a stop now
+        ("stop it now, we'll do the rest of the chapter after lunch", [("stop", {})]),
+        # of every episode, the bare words of start and end are the skip's
+        ("for each chapter cut the start part, twenty five seconds", [("set_skip", {"intro": 25})]),
+        ("from now on lose the ending, ten seconds", [("set_skip", {"outro": 10})]),
+        ("每一段前面都有广告大概二十秒后面那个十秒每集都去掉",
+         [("set_skip", {"intro": 20, "outro": 10})]),
+        # once, in the episode playing: a seek, not a skip setting
+        ("that opening drags, jump ahead a minute", [("seek", {"seconds": 60, "relative": True})]),
+        # fast forward *to* a time is a position; a negated next with its verb
+        ("快进到三分钟", [("seek", {"seconds": 180})]),
+        ("fast forward to four minutes", [("seek", {"seconds": 240})]),
+        ("别播下一集", []),
+        # the listener's own errand is no resume; a word of listening after it is a replay
+        ("pause it, I have to pick up my brother", [("pause", {})]),
+        ("i need to hear that chapter again", [("play_book", {"section": Ref.EPISODE})]),
+    ],
+)  # fmt: skip
+def test_readings_composed_of_their_parts(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_title_heard_by_its_sound_with_a_de_between_its_words() -> None:
+    index = TitleIndex([("三侠五义", ()), ("单田芳 三侠五义", ())])
+    for said in ("来一段单田方的三侠五义", "放单田芳的三侠五义"):
+        assert [(c.tool, c.arguments) for c in read(said, "zh", index).calls] == [
+            ("play_book", {"keyword": "单田芳 三侠五义"})
+        ]

@@ -612,7 +612,9 @@ class Scanner:
                 continue
             if script == "en":
                 pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:this|the|that|the current)\s+)?"
-                           rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)")  # fmt: skip
+                           rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)"
+                           # "let this one finish and then that's it": to come, not a report
+                           rf"|\b(?:this|the current) (?:{nouns}) (?:\w+ )?(?:finish|finishes|end|ends)\b")  # fmt: skip
             else:
                 then = _alternation(p.words("then_words"))
                 pattern = (rf"(?:{nouns})[^，。！？,.!?]{{0,4}}(?:{finish})了?[^，。！？,.!?]{{0,2}}"

@@ -503,11 +503,12 @@ class _Reader:
                 and hit.tool == "play_book"
                 and hit.kind == "cues"
                 and held[1].tool == "play_book"
-                and held[0].titles
+                and (held[0].titles or "§E" in held[0].text)
                 and not clause.titles
                 and "§E" not in clause.text
             ):
-                continue  # "放草房子第五集，老师布置的作业要听": the book said, not the bare verb
+                continue  # "放草房子第五集，老师布置的作业要听": the book or episode said, not
+                # the bare verb ("skip to the last chapter, I want to know how it ends")
             if (
                 held
                 and hit.tool == "play_book"
@@ -1156,6 +1157,12 @@ class _Reader:
             return Call("resume")
         if tool == "play_book":
             if kind == "replay":
+                if (
+                    named
+                    and self._episode(clause) is None
+                    and self.scan.count(self.clauses, "heard_words")
+                ):  # "把X刚才听的那集再放一遍": that book's episode listened to, not its first
+                    return self._play(clause, named, extra)
                 if named:  # "我想把活着再听一遍": that book again, from its start
                     return self._play(clause, named, extra, episode=self._episode(clause) or 1)
                 said = self._episode(clause)

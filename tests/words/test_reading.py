@@ -1198,6 +1198,10 @@ def test_a_fraction_of_a_unit_is_its_share(text: str, seconds: int) -> None:
         ("快进到三分钟", [("seek", {"seconds": 180})]),
         ("fast forward to four minutes", [("seek", {"seconds": 240})]),
         ("别播下一集", []),
+        ("let this chapter finish and then lights out", [("sleep_timer", {"end_of_episode": True})]),
+        # the episode said, not a bare verb of wanting after it; a book's episode just heard
+        ("jump to the final chapter, we want to find out who did it", [("play_book", {"section": -1})]),
+        ("西游记刚才听的那一集再听一遍", [("play_book", {"keyword": "西游记"})]),
         # the listener's own errand is no resume; a word of listening after it is a replay
         ("pause it, I have to pick up my brother", [("pause", {})]),
         ("i need to hear that chapter again", [("play_book", {"section": Ref.EPISODE})]),

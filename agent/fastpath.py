@@ -45,8 +45,9 @@ class Plan:
     books, ``("which", ())`` when they ask for another book without naming one,
     ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
     "skip", "speed", "when"), ``("ack", ())`` when they ask for nothing, or, with `calls`,
-    ``("propose", ())`` when the calls are a guess from a remark on the room
-    (`Reading.guess`): asked about, made on a yes."""
+    ``("propose", ())`` when the calls are a guess (`Reading.guess`: an amount said that
+    they do not carry, "play it"; or the episode before taken as the one just heard): asked
+    about, made on a yes."""
 
     calls: tuple[FastMatch, ...] = ()
     ask: tuple[str, tuple[str, ...]] | None = None

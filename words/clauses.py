@@ -571,12 +571,6 @@ class Scanner:
             return "volume_down"
         return None
 
-    def heard(self, clauses: list[Clause]) -> bool:
-        """True when the words tell of the sound itself ("faint", "听不清", "volume", "吵"),
-        not only of the room (someone asleep, the kitchen): the loudness read from them is
-        no guess."""
-        return self.count(clauses, "louder_signals", "quieter_signals", "volume_nouns") > 0
-
     def leaving(self, clauses: list[Clause]) -> bool:
         """True when the words tell that the listener steps away ("我得去看一眼", "someone's
         at the door"): a pause to ask about."""

@@ -163,16 +163,16 @@ async def test_a_guessed_book_the_library_lacks_asks_which_book() -> None:
     assert library.calls == []
 
 
-async def test_a_room_remark_is_asked_about_and_a_yes_makes_the_step() -> None:
+async def test_an_amount_not_carried_is_asked_about_and_a_yes_makes_the_step() -> None:
     from player.contract import CONTEXT
     from player.tools import PlayerTools
 
     made: list[str] = []
 
     class Tools(PlayerTools):
-        async def volume_down(self):  # the step, recorded
-            made.append("volume_down")
-            return {"message": "音量已调到50%"}
+        async def volume_up(self):  # the step, recorded
+            made.append("volume_up")
+            return {"message": "音量已调到70%"}
 
     tools = Tools()
     registry = ToolRegistry([tool_from_function(f) for f in Tools.tools(tools)])
@@ -183,7 +183,8 @@ async def test_a_room_remark_is_asked_about_and_a_yes_makes_the_step() -> None:
 
     context.tool_output_schema = CONTEXT
     agent = Agent(registry, ScriptedModel([]), context=context)
-    turn = await run(agent, "宝宝刚哄睡着")
-    assert turn.answer == "你是要我把声音调小吗？" and made == []
+    # "再大个二十": twenty more, which no step carries; the step is asked about first
+    turn = await run(agent, "声音再大个二十")
+    assert turn.answer == "你是要我把声音调大吗？" and made == []
     done = await run(agent, "嗯，对")
-    assert made == ["volume_down"] and done.answer == "音量已调到50%"
+    assert made == ["volume_up"] and done.answer == "音量已调到70%"

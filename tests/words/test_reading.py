@@ -1047,11 +1047,14 @@ def test_a_twelfth_round_intros_timers_and_titles_in_pinyin(utterance: str, expe
     assert calls(utterance) == expected
 
 
-@pytest.mark.parametrize("utterance", ["锅开了，我得去看看", "oh, someone's at the door"])
-def test_stepping_away_is_a_pause_asked_about(utterance: str) -> None:
+@pytest.mark.parametrize(
+    "utterance", ["锅开了，我得去看看", "oh, someone's at the door", "等下，我接个电话"]
+)
+def test_stepping_away_is_a_pause_made_at_once(utterance: str) -> None:
+    # a pause is undone by a word; the listeners of the blind rounds expected it made
     reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
     assert [(c.tool, c.arguments) for c in reading.calls] == [("pause", {})]
-    assert reading.guess
+    assert not reading.guess
 
 
 @pytest.mark.parametrize(

@@ -486,6 +486,8 @@ class Scanner:
             trimmed = re.sub(
                 r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续|放|播|听|讲)+$", "", tail
             )
+            if any(t.endswith(n) for t in (tail, trimmed) for n in p.words("not_negations")):
+                return False  # "要不放…" (how about), "怎么不放了" (why not): no negation
             return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
         words = tail.split()[-3:]
         return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
@@ -608,7 +610,8 @@ class Scanner:
                 pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:this|the|that|the current)\s+)?"
                            rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)"
                            # "let this one finish and then that's it": to come, not a report
-                           rf"|\b(?:this|the current) (?:{nouns}) (?:\w+ )?(?:finish|finishes|end|ends)\b")  # fmt: skip
+                           rf"|\b(?:this|the current) (?:{nouns}) (?:\w+ )?(?:finish|finishes|end|ends)\b"
+                           rf"|\blet (?:it|this|that) (?:finish|end|play out|run out)\b")  # fmt: skip
             else:
                 then = _alternation(p.words("then_words"))
                 pattern = (rf"(?:{nouns})[^，。！？,.!?]{{0,4}}(?:{finish})了?[^，。！？,.!?]{{0,2}}"

@@ -48,14 +48,19 @@ def has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
+_DIALECT = str.maketrans({"俺": "我"})
+"""Regional words folded to the common ones, a character for a character (spans keep
+their places): 俺 is 我 in the north ("给俺放", "俺得去")."""
+
+
 @functools.lru_cache(maxsize=16384)
 def fold(text: str) -> str:
-    """Fold width (NFKC), case and script (traditional to simplified), keeping spaces and
-    punctuation: "《西遊記》 Part I" -> "《西游记》 part i"; a typographic apostrophe is
-    the ASCII one."""
+    """Fold width (NFKC), case, script (traditional to simplified) and regional words
+    (`_DIALECT`), keeping spaces and punctuation: "《西遊記》 Part I" -> "《西游记》 part i";
+    a typographic apostrophe is the ASCII one."""
     text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
     if has_cjk(text):
-        text = _converter().convert(text)
+        text = _converter().convert(text).translate(_DIALECT)
     return text
 
 

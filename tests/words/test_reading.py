@@ -1220,3 +1220,25 @@ def test_a_title_heard_by_its_sound_with_a_de_between_its_words() -> None:
         assert [(c.tool, c.arguments) for c in read(said, "zh", index).calls] == [
             ("play_book", {"keyword": "单田芳 三侠五义"})
         ]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # 俺 is 我 in the north; 不 after 要 asks all the same
+        ("给俺放西游记", [("play_book", {"keyword": "西游记"})]),
+        ("俺得去做饭了，先停一下", [("pause", {})]),
+        ("要不放三体吧", [("play_book", {"keyword": "三体"})]),
+        # the episode passed over beside the next one is no stop
+        ("下一集吧，这集不想听了", [("next_episode", {})]),
+        # an episode beside another command, reached by a verb of seeking
+        ("crank it up a little and jump ahead to chapter 4",
+         [("volume_up", {}), ("play_book", {"section": 4})]),
+        ("let it play out and then switch off", [("sleep_timer", {"end_of_episode": True})]),
+        ("put it at two minutes", [("seek", {"seconds": 120})]),
+    ],
+)  # fmt: skip
+def test_regional_words_negations_and_episodes_beside_commands(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

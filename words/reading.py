@@ -526,16 +526,13 @@ class _Reader:
                 continue  # "儿子想听斗罗大陆，给他放一个": the words after the first verb say which
             if (
                 held
-                and (
-                    (held[1].tool == "play_book" and "§E" in held[0].text)
-                    or held[1].tool == "next_episode"
-                )
+                and held[1].tool == "play_book"
+                and "§E" in held[0].text
                 and hit.tool in ("stop", "pause")
                 and hit.kind == "cues"
                 and re.search(r"[那这两几\d一二三四五六七八九十]\s*[集回章节]", clause.text)
             ):
-                continue  # "放第四十三回，中间那两回不听了", "下一集吧，这集不想听了": the
-                # episodes passed over, no stop
+                continue  # "放第四十三回，中间那两回不听了": the episodes passed over, no stop
             if (
                 held
                 and (held[1].tool, hit.tool) == ("set_speed", "set_speed")

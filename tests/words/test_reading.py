@@ -1229,8 +1229,6 @@ def test_a_title_heard_by_its_sound_with_a_de_between_its_words() -> None:
         ("给俺放西游记", [("play_book", {"keyword": "西游记"})]),
         ("俺得去做饭了，先停一下", [("pause", {})]),
         ("要不放三体吧", [("play_book", {"keyword": "三体"})]),
-        # the episode passed over beside the next one is no stop
-        ("下一集吧，这集不想听了", [("next_episode", {})]),
         # an episode beside another command, reached by a verb of seeking
         ("crank it up a little and jump ahead to chapter 4",
          [("volume_up", {}), ("play_book", {"section": 4})]),

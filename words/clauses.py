@@ -607,7 +607,8 @@ class Scanner:
             if not (nouns and finish and until):
                 continue
             if script == "en":
-                pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:this|the|that|the current)\s+)?"
+                pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:you |we |it )?(?:finish|finishing|"
+                           rf"finished|end|ending)\s+)?(?:(?:this|the|that|the current)\s+)?"
                            rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)"
                            # "let this one finish and then that's it": to come, not a report
                            rf"|\b(?:this|the current) (?:{nouns}) (?:\w+ )?(?:finish|finishes|end|ends)\b"

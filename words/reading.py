@@ -160,7 +160,9 @@ _DECIMAL = re.compile(
 )
 """A number said with its decimals ("1.25", "零点七五", "one point two five"): a rate."""
 
-_TIMES = re.compile(r"\S+\s*(?:times|遍|次)\b|\S+\s*(?:遍|次)", re.IGNORECASE)
+_TIMES = re.compile(
+    r"\S+\s*times\b(?!\s*(?:speed|faster|slower|as fast|the speed))|\S+\s*(?:遍|次)", re.IGNORECASE
+)
 """A number of times something happened ("three times", "听了三遍")."""
 
 _EPISODE_MARKED = re.compile(

@@ -48,9 +48,9 @@ def has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
-_DIALECT = str.maketrans({"俺": "我"})
+_DIALECT = str.maketrans({"俺": "我", "喽": "了"})
 """Regional words folded to the common ones, a character for a character (spans keep
-their places): 俺 is 我 in the north ("给俺放", "俺得去")."""
+their places): 俺 is 我 in the north ("给俺放", "俺得去"), 喽 is 了 ("关喽")."""
 
 
 @functools.lru_cache(maxsize=16384)

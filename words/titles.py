@@ -197,7 +197,7 @@ _EDITION_SAID_ZH = (
 _EDITION_SAID_EN = "{n}|part {n}|book {n}|volume {n}|vol {n}"
 _CN_SMALL = "零一二三四五六七八九十"
 _PART_AFTER = re.compile(
-    r"\s*(?:的|之)?\s*(?:第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季]"
+    r"\s*(?:的|之)?\s*(?:第\s*(?P<n>[\d一二三四五六七八九十]+)\s*[部本卷册季](?!分)"
     r"|(?:part|book|volume)\s+(?P<n2>\d+)\b)"
 )
 
@@ -499,17 +499,22 @@ class TitleIndex:
                 continue
             found = [n for n in found if n not in inside]
             found.append(named)
+        missing: set[int] = set()
         for i, named in enumerate(found):
             # "三体的第三部" is 三体3, "三体第一部" 三体 itself: a part said after a title
             mark = _PART_AFTER.match(folded, named.end)
             if mark is None:
                 continue
-            part = self.edition(
-                named.title, chinese_number(mark.group("n") or mark.group("n2")) or 0
-            )
+            n = chinese_number(mark.group("n") or mark.group("n2")) or 0
+            part = self.edition(named.title, n)
             if part is not None:
                 found[i] = Named(part, folded[named.start : mark.end()], named.start, mark.end(),
                                  "edition")  # fmt: skip
+            elif mark.group("n") and n >= 2:
+                # "平凡的世界第三部" with no third part here: not this title, but a book the
+                # library lacks (said to be missing, never the first part played instead)
+                missing.add(i)
+        found = [n for i, n in enumerate(found) if i not in missing]
         return found, self._people_said(text, folded, squashed, where, words, found)
 
     def _people_said(self, text, folded, squashed, where, words, found) -> list[tuple]:

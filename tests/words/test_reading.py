@@ -1240,3 +1240,28 @@ def test_regional_words_negations_and_episodes_beside_commands(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a part the library lacks is no other part: a keyword said to be missing
+        ("放三体第五部", [("play_book", {"keyword": "三体第五部"})]),
+        ("放三体第二部", [("play_book", {"keyword": "三体2"})]),
+        # 喽 is 了
+        ("这一章讲完就给我关喽", [("sleep_timer", {"end_of_episode": True})]),
+        ("往回倒两章", [("previous_episode", {}), ("previous_episode", {})]),
+        ("来电话了，等一下", [("pause", {})]),
+        ("整一段西游记", [("play_book", {"keyword": "西游记"})]),
+        ("stop after finishing this episode", [("sleep_timer", {"end_of_episode": True})]),
+        ("only till this story is done", [("sleep_timer", {"end_of_episode": True})]),
+        ("instead of the end of this episode set it for fifteen minutes",
+         [("sleep_timer", {"minutes": 15})]),
+        # a remark on the opening is no replay of the episode
+        ("这集开头太长了，往后拖二十秒", [("seek", {"seconds": 20, "relative": True})]),
+    ],
+)  # fmt: skip
+def test_parts_the_library_lacks_times_to_come_and_remarks_on_the_opening(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

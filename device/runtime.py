@@ -60,7 +60,10 @@ def load_recogniser(config: Config, titles: Sequence[str] = ()) -> Recogniser | 
         return VoskRecogniser(vosk_model_path(config), phrases=phrases)
     except AsrError as err:
         if config.audio.capture_device == "null":  # typed requests only, as doctor says
-            _LOGGER.info("speech recognition off (no microphone): %s", err)
+            _LOGGER.info(
+                'speech recognition off: no microphone (audio.capture_device = "null"); '
+                "typed requests only"
+            )
         else:
             _LOGGER.warning("speech recognition off: %s", err)
         return None

@@ -550,6 +550,11 @@ class _Reader:
             kept[group] = (clause, hit)
         self._settle(kept)
         playback = kept.get("playback")
+        if playback is not None and playback[1].tool in ("play_book", "resume"):
+            instead = self._corrected_book(playback[0])
+            if instead is not None:  # "play dracula no wait treasure island": the later book
+                kept["playback"] = (instead, Hit("play_book", "cues", 0, 0))
+                playback = kept["playback"]
         if (
             playback is not None
             and playback[1].tool in ("stop", "pause")
@@ -633,6 +638,38 @@ class _Reader:
             why=why,
             guess=self._pronoun_title or bool(unsaid and calls),
         )
+
+    def _correction_only(self, clause: Clause) -> bool:
+        """True when `clause` says only a correction ("no wait", "i mean", "哦不对") once its
+        titles, amounts and episodes are set aside."""
+        script = script_of(clause.text)
+        p = self.phrases(script)
+        return not strip_words(
+            PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?，。！？"),
+            (*p.words("corrections"), *p.words("fillers"), "no", "oh", "sorry", "哦", "啊"),
+            script,
+        )
+
+    def _corrected_book(self, clause: Clause) -> Clause | None:
+        """The clause after a correction that follows `clause` and names a book with no
+        command of its own ("play dracula no wait treasure island", "放西游记第三集不对是
+        红楼梦第二集"): the book meant instead. None when there is none."""
+        at = self.clauses.index(clause)
+        corrected = False
+        for later in self.clauses[at + 1 :]:
+            fillers = self.phrases(script_of(later.text)).words("fillers")
+            said = strip_words(later.text.strip(" ,.!?，。！？"), fillers, script_of(later.text))
+            if "§" not in later.text and said and self._correction_only(later):
+                corrected = True
+                continue
+            if (
+                corrected
+                and later.titles
+                and not any(h.tool in COMMANDS and not h.negated for h in later.hits)
+            ):
+                return later
+            corrected = False
+        return None
 
     def _unsaid(self, clause: Clause, made: list[Call]) -> list[int]:
         """The amounts said in `clause` that none of `made` (the calls its acts mean)
@@ -915,13 +952,7 @@ class _Reader:
             ]
             if not live and not clause.question:
                 return None
-        script = script_of(clause.text)
-        p = self.phrases(script)
-        if not strip_words(
-            PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?，。！？"),
-            (*p.words("corrections"), *p.words("fillers"), "no", "oh", "哦", "啊"),
-            script,
-        ):
+        if self._correction_only(clause):
             return None  # "no wait", "哦不对": a correction asks for nothing itself
         if id(clause) in self._given and not clause.titles and "§E" not in clause.text:
             return None

@@ -187,7 +187,13 @@ class LocalLibrary:
         self._albums = albums
         self._dir_mtimes = mtimes
         self.chapter_index.save()
-        _LOGGER.info("local library: %d albums under %d folders", len(albums), len(self.paths))
+        _LOGGER.info(
+            "local library: %d album%s under %d folder%s",
+            len(albums),
+            "" if len(albums) == 1 else "s",
+            len(self.paths),
+            "" if len(self.paths) == 1 else "s",
+        )
 
     def _walk(self, top: str, mtimes: dict[str, int]):
         """(folder, audio file paths) for every folder under `top`, sorted; symlinked

@@ -1265,3 +1265,27 @@ def test_parts_the_library_lacks_times_to_come_and_remarks_on_the_opening(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a book named after a correction is the book meant (a new user's trial)
+        ("put on dracula no sorry i mean frankenstein chapter two",
+         [("play_book", {"keyword": "Frankenstein", "section": 2})]),
+        ("play dracula no wait frankenstein", [("play_book", {"keyword": "Frankenstein"})]),
+        ("放西游记第三集不对是三国演义第二集", [("play_book", {"keyword": "三国演义", "section": 2})]),
+        # contractions typed without their apostrophe
+        ("dont skip the intro anymore", [("set_skip", {"intro": 0})]),
+        ("pause it ill be back in twenty", [("pause", {})]),
+    ],
+)  # fmt: skip
+def test_a_correction_names_the_book_and_contractions_without_apostrophes(
+    utterance: str, expected: list
+) -> None:
+    assert guessed(utterance) == (expected, False)
+
+
+def test_three_x_speed_is_past_the_range_and_asked() -> None:
+    reading = read("can you do three x speed", "en", INDEX)
+    assert reading.calls == () and reading.clarify == "speed_range"

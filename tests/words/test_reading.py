@@ -1289,3 +1289,18 @@ def test_a_correction_names_the_book_and_contractions_without_apostrophes(
 def test_three_x_speed_is_past_the_range_and_asked() -> None:
     reading = read("can you do three x speed", "en", INDEX)
     assert reading.calls == () and reading.clarify == "speed_range"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # both ends said with one amount; the start heard again, said as 开头 or 结尾
+        ("cut fifteen seconds at the beginning and the end", [("set_skip", {"intro": 15, "outro": 15})]),
+        ("以后别再跳开头", [("set_skip", {"intro": 0})]),
+        ("不要再跳结尾了", [("set_skip", {"outro": 0})]),
+    ],
+)  # fmt: skip
+def test_both_ends_with_one_amount_and_no_more_skip_of_an_end(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -366,11 +366,14 @@ def check(
     or any of `alt`."""
     lang = request["lang"]
     problems = spoken_problems(answer, lang, album_ids)
-    facts = frozenset(
-        [s.value for s in numbers_said(clean_transcript(request.get("utterance", "")))]
-        + [spec.episodes for spec in ALBUMS if spec.title in mentioned_titles(answer, titles)]
-    )
     options = [request.get("expect", {}), *request.get("alt", [])]
+    facts: frozenset[int] = frozenset()
+    if any(option.get("declines") for option in options):
+        named = mentioned_titles(answer, titles)
+        facts = frozenset(
+            [s.value for s in numbers_said(clean_transcript(request.get("utterance", "")))]
+            + [spec.episodes for spec in ALBUMS if spec.title in named]
+        )
     reasons: list[str] = []
     for option in options:
         why = check_expect(

@@ -167,11 +167,6 @@ def said_in(word: str, text: str, script: str) -> bool:
     return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
 
 
-def _alternation(words: Iterable[str]) -> str:
-    """A regex alternation of `words`, escaped, the longest first."""
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
-
 def _words_in(words: Iterable[str], text: str, script: str) -> list[re.Match[str]]:
     """Where `words` stand in `text`, the longest first at each place: anywhere in
     Chinese, as whole words in English."""
@@ -601,23 +596,22 @@ class Scanner:
             script = script_of(clause.text)
             p = self.phrases(script)
             text = PLACEHOLDER.sub(" ", clause.text)
-            nouns = _alternation(p.words("episode_nouns"))
-            finish = _alternation(p.words("finish_words"))
-            until = _alternation(p.words("until_words"))
-            if not (nouns and finish and until):
+            words = {k: list(p.words(k)) for k in ("episode_nouns", "finish_words", "until_words")}
+            if not all(words.values()):
                 continue
+            nouns, finish, until = (p.bounded(w) for w in words.values())
             if script == "en":
-                pattern = (rf"(?<![\w'])(?:{until})\s+(?:(?:you |we |it )?(?:finish|finishing|"
-                           rf"finished|end|ending)\s+)?(?:(?:this|the|that|the current)\s+)?"
-                           rf"(?:{nouns})(?![\w'])(?!\s+(?:of|in)\b)"
+                pattern = (rf"{until}\s+(?:(?:you |we |it )?(?:finish|finishing|finished|end|"
+                           rf"ending)\s+)?(?:(?:this|the|that|the current)\s+)?{nouns}"
+                           rf"(?!\s+(?:of|in)\b)"
                            # "let this one finish and then that's it": to come, not a report
-                           rf"|\b(?:this|the current) (?:{nouns}) (?:\w+ )?(?:finish|finishes|end|ends)\b"
+                           rf"|\b(?:this|the current) {nouns} (?:\w+ )?(?:finish|finishes|end|ends)\b"
                            rf"|\blet (?:it|this|that) (?:finish|end|play out|run out)\b")  # fmt: skip
             else:
-                then = _alternation(p.words("then_words"))
-                pattern = (rf"(?:{nouns})[^，。！？,.!?]{{0,4}}(?:{finish})了?[^，。！？,.!?]{{0,2}}"
-                           rf"(?:{then})|(?:{finish})(?:{nouns})[^，。！？,.!?]{{0,2}}(?:{then})"
-                           rf"|(?:{until})(?:{nouns})[^，。！？,.!?]{{0,6}}(?:{finish})")  # fmt: skip
+                then = p.bounded(list(p.words("then_words")))
+                pattern = (rf"{nouns}[^，。！？,.!?]{{0,4}}{finish}了?[^，。！？,.!?]{{0,2}}{then}"
+                           rf"|{finish}{nouns}[^，。！？,.!?]{{0,2}}{then}"
+                           rf"|{until}{nouns}[^，。！？,.!?]{{0,6}}{finish}")  # fmt: skip
             if re.search(pattern, text):
                 return True
         return False

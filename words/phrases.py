@@ -39,7 +39,8 @@ _LEXICON_LISTS = {
     "yes_words", "no_words", "louder_situations", "quieter_situations", "clause_starts",
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
     "clause_alone", "heard_words", "not_heads",
-    "leaving_situations", "every_episode", "not_negations", "own_tasks", "listening_words", "episode_nouns", "finish_words", "until_words", "then_words",
+    "leaving_situations", "every_episode", "not_negations", "own_tasks", "listening_words",
+    "episode_nouns", "finish_words", "until_words", "then_words",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

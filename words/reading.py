@@ -100,9 +100,9 @@ class Reading:
     `calls` the tool calls it means when understood whole, in order; `tools` the tools
     its words point at, best first (a hint for the model); `why` one line on the reading;
     `reply` "yes" or "no" when the utterance is only that, an answer to a question the box
-    asked ("对", "no thanks"), else ""; `guess` the calls are a guess, to be asked about before they are made: an
-    amount said that they do not carry ("bump it up two notches"), or a title made of
-    pronouns named by them ("play it").
+    asked ("对", "no thanks"), else ""; `guess` the calls are a guess, to be asked about
+    before they are made: an amount said that they do not carry ("bump it up two
+    notches"), or a title made of pronouns named by them ("play it").
     """
 
     utterance: str
@@ -159,6 +159,9 @@ _DECIMAL = re.compile(
     re.IGNORECASE,
 )
 """A number said with its decimals ("1.25", "零点七五", "one point two five"): a rate."""
+
+_NOW = re.compile(r"\b(?:now|right away|immediately)\b|现在|马上|立刻")
+"""A word of now beside a stop: the stop is not the episode end's ("stop it now")."""
 
 _TIMES = re.compile(
     r"\S+\s*times\b(?!\s*(?:speed|faster|slower|as fast|the speed))|\S+\s*(?:遍|次)", re.IGNORECASE
@@ -560,9 +563,7 @@ class _Reader:
             and playback[1].tool in ("stop", "pause")
             and "sleep" not in kept
             and not playback[0].question
-            and not re.search(
-                r"\b(?:now|right now|right away|immediately)\b|现在|马上|立刻", playback[0].text
-            )
+            and not re.search(_NOW, playback[0].text)
             and self.scan.episode_end(clauses)
         ):  # "讲完这个故事就别讲了", "when chapter finish, you stop": at the episode's end
             kept["sleep"] = (playback[0], Hit("sleep_timer", "episode_end", playback[1].start,
@@ -680,7 +681,8 @@ class _Reader:
         ]
         if not made:
             return []
-        rest = " ".join(c.text for c in self.clauses[self.clauses.index(clause) :])
+        at = self.clauses.index(clause)
+        rest = " ".join(c.text for c in self.clauses[at:])
         rest = re.sub(r"[\s,.!?，。！？、…]+", " ", PLACEHOLDER.sub(" ", rest))
         if any(
             said_in(w, rest, script_of(w))
@@ -696,7 +698,6 @@ class _Reader:
                 elif isinstance(value, (int, float)) and not isinstance(value, bool):
                     value = abs(float(value))
                     values |= {value, value * 60, value / 60}
-        at = self.clauses.index(clause)
         # an amount said alone beside it is its amount ("skip the start music, quarter of
         # minute, for every chapter")
         near = [c for c in self.clauses[max(at - 1, 0) : at + 2]
@@ -785,12 +786,7 @@ class _Reader:
                 playback
                 and playback[1].tool in ("stop", "pause")
                 and playback[1].kind == "cues"
-                and (
-                    playback[0] is not sleep[0]
-                    or not re.search(
-                        r"\b(?:now|right away|immediately)\b|现在|马上|立刻", playback[0].text
-                    )
-                )
+                and (playback[0] is not sleep[0] or not re.search(_NOW, playback[0].text))
             ):  # "听完这一集咱们就睡觉了。这集放完就停", "after this chapter we have to stop so
                 # stop after this chapter": the stop is the timer's
                 del kept["playback"]
@@ -960,9 +956,8 @@ class _Reader:
         ends = [h for h in live if h.tool == "sleep_timer" and h.start >= cancel[-1].end
                 and (h.kind == "episode_end" or "episode_end" in h.args)] if cancel else []  # fmt: skip
         if ends and not clause.question:
-            return ends[
-                -1
-            ]  # "别定时了就放完这一集自动停": the timer's minutes off, the episode's end on
+            # "别定时了就放完这一集自动停": the timer's minutes off, the episode's end on
+            return ends[-1]
         if cancel and not clause.question:  # "不用等这集完了再停": no timer, whatever else
             return cancel[0]
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]

@@ -649,10 +649,20 @@ class TitleIndex:
 
     def _by_sound(self, folded: str, free, *, minimum: int) -> list[Named]:
         out: list[Named] = []
-        runs = [
-            (m.start(), m.group()) for m in re.finditer(r"[\u3400-\u9fff\uf900-\ufaff]+", folded)
-        ]
-        if not runs:
+        # Each run of CJK characters as heard, once: ``(offset, where each character
+        # stands, the characters, their sounds, with its 的)``; a 的 said between a
+        # title's words is no part of it ("单田方的三侠五义"), so a run with one is also
+        # heard without it.
+        heard_runs = []
+        for m in re.finditer(r"[\u3400-\u9fff\uf900-\ufaff]+", folded):
+            whole = m.group()
+            places = [list(range(len(whole)))]
+            if "的" in whole:
+                places.append([j for j, ch in enumerate(whole) if ch != "的"])
+            for n, place in enumerate(places):
+                run = "".join(whole[j] for j in place)
+                heard_runs.append((m.start(), place, run, _sounds(run), n == 0))
+        if not heard_runs:
             return out
         for key, title, how in self._cjk:
             if len(key) < minimum or not all(_CJK_CHAR.match(ch) for ch in key):
@@ -660,31 +670,22 @@ class TitleIndex:
             if how == "edition":
                 continue  # a part's number is said as it is ("明朝那些事儿听" is no part 一)
             want = _sounds(key)
-            for offset, whole in runs:
-                # "单田方的三侠五义": a 的 said between a title's words is no part of it
-                places = [list(range(len(whole)))]
-                if "的" in whole and "的" not in key:
-                    places.append([j for j, ch in enumerate(whole) if ch != "的"])
-                for n, place in enumerate(places):
-                    run = "".join(whole[j] for j in place)
-                    if len(run) < len(key):
+            for offset, place, run, heard, as_said in heard_runs:
+                if len(run) < len(key) or (not as_said and "的" in key):
+                    continue
+                for i in range(len(run) - len(key) + 1):
+                    if as_said and run[i : i + len(key)] == key:
+                        continue  # the title itself: found above
+                    same = sum(
+                        1
+                        for a, b in zip(heard[i : i + len(key)], want, strict=True)
+                        if set(a) & set(b)
+                    )
+                    if same < len(key):
                         continue
-                    heard = _sounds(run)
-                    for i in range(len(run) - len(key) + 1):
-                        if n == 0 and run[i : i + len(key)] == key:
-                            continue  # the title itself: found above
-                        same = sum(
-                            1
-                            for a, b in zip(heard[i : i + len(key)], want, strict=True)
-                            if set(a) & set(b)
-                        )
-                        if same < len(key):
-                            continue
-                        start, end = offset + place[i], offset + place[i + len(key) - 1] + 1
-                        if free(start, end) and not any(
-                            start < m.end and m.start < end for m in out
-                        ):
-                            out.append(Named(title, folded[start:end], start, end, "sound"))
+                    start, end = offset + place[i], offset + place[i + len(key) - 1] + 1
+                    if free(start, end) and not any(start < n.end and n.start < end for n in out):
+                        out.append(Named(title, folded[start:end], start, end, "sound"))
         return out
 
     def series_in(self, text: str) -> list[str]:

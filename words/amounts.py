@@ -48,9 +48,11 @@ _DURATION_PART = re.compile(
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
     r"(?![\w-]|\s+(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b)"
-    # "eight minutes thirty": the smaller unit's number, said last in its clause
+    # "eight minutes thirty": the smaller unit's number, said last in its clause or before a
+    # preposition ("a minute ten at the start")
     r"|\s+(?P<bare_min>[1-5]?\d|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|four|five|"
-    r"six|seven|eight|nine))?|ten|fifteen)(?=\s*(?:$|[,.!?;，。！？])))?"
+    r"six|seven|eight|nine))?|ten|fifteen)(?=\s*(?:$|[,.!?;，。！？]|(?:at|for|of|on|in|into|"
+    r"from|please|each|every|then)\b)))?"
     r"|\b(?P<quarter>(?:a\s+)?quarter\s+(?:of\s+an?\s+)?(?P<quarter_unit>hour|minute))\b"
     r"|(?<![\d:])(?P<clock>\d{1,2}(?::\d{2}){1,2})(?![\d:])",
     re.IGNORECASE,

@@ -424,6 +424,14 @@ class Scanner:
                     )  # "我听着睡", "听完", "听烦了"
                 )
             ]
+        if script == "en":
+            # "when chapter finish, you stop": a verb of finishing after a word of until is
+            # the condition's, no command to finish the book
+            p = self.en
+            until = p.bounded(list(p.words("until_words")))
+            finish = set(p.words("finish_words"))
+            hits = [h for h in hits if text[h.start : h.end] not in finish
+                    or not re.search(until, text[: h.start])]  # fmt: skip
         for hit in hits:
             # "别这么吵" is a complaint (quieter), "别停" a negated stop
             complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
@@ -463,6 +471,18 @@ class Scanner:
             return None  # "do you know …": a question's auxiliary, no verb of its own
         return p.heads[m.group()][0], m.start(), m.end()
 
+    @staticmethod
+    def _condition(lead: str, p: Phrases) -> bool:
+        """True when `lead` opens with a word of ``conditional_words`` and no auxiliary
+        (``auxiliaries``) follows it: "when this chapter ends you stop" sets a condition,
+        "when does it stop" and "when's the next one" ask."""
+        for word in p.words("conditional_words"):
+            m = re.match(rf"{re.escape(word)}(?:'s|\s+(\S+))?", lead)
+            if m is None or m.end() < len(word) or lead[len(word) : len(word) + 1] not in ("", " "):
+                continue
+            return m.group(1) is not None and m.group(1) not in p.words("auxiliaries")
+        return False
+
     def later(self, text: str, script: str) -> bool:
         """True when `text` plans for later ("洗完回来接着听", "let's finish it tomorrow") or
         tells what happened ("刚才那集没听完就跳过去了"): its commands are not for now."""
@@ -479,7 +499,7 @@ class Scanner:
         tail = before.rstrip()
         if script == "zh":
             trimmed = re.sub(
-                r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续|放|播|听|讲)+$", "", tail
+                r"(?:再|去|给我|帮我|先|自动|自己|往|接着|继续|放|播|听|讲|跳|切|换)+$", "", tail
             )
             if any(t.endswith(n) for t in (tail, trimmed) for n in p.words("not_negations")):
                 return False  # "要不放…" (how about), "怎么不放了" (why not): no negation
@@ -506,7 +526,10 @@ class Scanner:
             lead = strip_words(plain, [w for w in p.words("fillers") if w not in polite], "en")
             if any(re.match(rf"{re.escape(w)}(?![\w'])", lead) for w in polite if w != "please"):
                 return not commands and (marked or bool(info))
-            if any(re.match(rf"{re.escape(q)}(?![\w'])", lead) for q in p.words("question_words")):
+            asks = [
+                q for q in p.words("question_words") if re.match(rf"{re.escape(q)}(?![\w'])", lead)
+            ]
+            if asks and not self._condition(lead, p):
                 return True
             if re.match(r"(?:will|would|does|is) (?:it|this|that)\b|is it going to\b", lead):
                 return True  # "will it keep going into the next chapter?": how it behaves
@@ -514,6 +537,9 @@ class Scanner:
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)
         words_of = re.sub(r"[这那前头]几", "", words_of)  # "前面这几章": these, not how many
+        words_of = re.sub(r"好几|十几|几十|几百|没几", "", words_of)  # "漏了好几句": several
+        if re.search(r"§D\d+§\s*呢", text):  # "片尾那首歌一分半呢": how long it is, said
+            words_of = re.sub(r"(?<=\s)呢", "", words_of)
         words_of = re.sub(
             r"(?:啥|什么|之类)的(?![^，。！？\s]*[?？])", "", words_of
         )  # "名单啥的": and so on

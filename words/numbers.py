@@ -175,6 +175,12 @@ _ZH_RUN = re.compile(rf"[{CHINESE_NUMERAL}]+")
 _DIGIT_RUN = re.compile(r"\d+(?:\.\d+)?(?:st|nd|rd|th)?\b|\d+(?:\.\d+)?")
 
 
+_COUNTED_AFTER = re.compile(
+    r"\s+(?:chapters?|episodes?|parts?|tracks?|ones?|times?|books?)\b", re.I
+)
+"""A counter after an ordinal ("the thirty second chapter")."""
+
+
 def numbers_said(text: str, *, lone_one: bool = True) -> list[Said]:
     """Every number `text` states, in order: digit runs ("3", "2nd"), Chinese numerals and
     runs of English number words. Without `lone_one`, a lone 一 or 两 (一下, 一共, 两本:
@@ -200,6 +206,15 @@ def numbers_said(text: str, *, lone_one: bool = True) -> list[Said]:
     for match in _EN_PHRASE.finditer(text):
         words = match.group()
         if words.lower() in ("a", "an") or (not lone_one and words.lower() in ("one",)):
+            continue
+        unit = re.fullmatch(r"(.*\S)[\s-]+second", words, re.IGNORECASE)
+        if (
+            unit is not None
+            and english_number(unit.group(1)) is not None
+            and not re.search(r"\bthe\s+$", text[: match.start()], re.IGNORECASE)
+            and not _COUNTED_AFTER.match(text[match.end() :])
+        ):  # "skip them thirty second": thirty seconds, not the thirty-second
+            add(english_number(unit.group(1)), match.start(), match.start() + unit.end(1))
             continue
         value = english_number(words)
         if value is None:  # "twenty twenty": read each word on its own
@@ -361,6 +376,11 @@ def spoken_to_digits(text: str) -> str:
             before = match.string[: match.start()]
             if re.search(r"\b(?:each|every|this|that|the|same|current|one)\s+$", before, re.I):
                 return match.group(0)  # "… of each chapter too": that chapter, no number
+        if second and second.lower() == "second":
+            before = match.string[: match.start()]
+            if re.search(r"\b(?:each|every|this|that|the|same|current|one)\s+$", before, re.I):
+                # "skip the music of each chapter thirty second": thirty seconds of it
+                return f"{match.group(1)} {_en_counter_value(match.group(2), None)} {second}"
         value = _en_counter_value(match.group(2), second)
         if second and value == _en_counter_value(match.group(2), None):
             return f"{match.group(1)} {value} {second}"

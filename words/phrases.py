@@ -4,7 +4,8 @@
 question words, negations, function words …), ``[mends]`` for a recogniser's slips of
 command words, and one ``[tools.<name>]`` table per tool of the player: its cue words by
 kind (``<kind>_patterns``: cues of that kind as regular expressions) and its patterns with
-slots (``{n}`` a number, ``{d}`` a duration, ``{p}`` a decimal in words); word lists a tool's reading needs
+slots (``{n}`` a number, ``{d}`` a duration, ``{p}`` a decimal in words, ``{r}`` a speed,
+``{rp}`` a speed with a part of one); word lists a tool's reading needs
 (``backward``, ``small_words``, ``outro_words``, the skip's ``intro_topic`` …) and whole
 seconds (``default_seconds``, ``small_seconds``: a seek without an amount, a little one;
 ``step_seconds``: "a few more seconds" of a skip). `load` reads and checks a file once; a malformed entry raises `PhraseError` naming the file and the key.
@@ -40,7 +41,7 @@ _LEXICON_LISTS = {
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
     "clause_alone", "heard_words", "not_heads",
     "leaving_situations", "every_episode", "not_negations", "own_tasks", "listening_words",
-    "episode_nouns", "finish_words", "until_words", "then_words",
+    "episode_nouns", "finish_words", "until_words", "then_words", "conditional_words", "auxiliaries",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"
@@ -53,6 +54,15 @@ SLOT_POINT = (
 )
 """A decimal said in words ("one point two five", "point nine"): a slot ``{p}``, inside a
 pattern's own group."""
+SLOT_RATE_PART = (
+    r"\d\.\d{1,2}|" + SLOT_POINT + r"|one and a (?:half|quarter)|one and three quarters"
+    r"|three[- ]quarters?|(?:one|two) and a half"
+)
+"""A speed with a part of one in it ("1.25", "one point five", "one and a half"): a slot
+``{rp}``, inside a pattern's own group; never a count or a time."""
+SLOT_RATE = r"\d|" + SLOT_RATE_PART + r"|one|two|three|four|five|six|ten"
+"""A speed said ("1.5", "two", "one and a half"): a slot ``{r}``, inside a pattern's own
+group."""
 SLOT_DURATION = "§D(?P<d>\\d+)§"
 """How a duration stands in the text patterns are matched on (see `reading`)."""
 
@@ -108,6 +118,7 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _pattern(text: str, where: str) -> re.Pattern[str]:
     body = text.replace("{n}", SLOT_NUMBER).replace("{d}", SLOT_DURATION)
+    body = body.replace("{rp}", SLOT_RATE_PART).replace("{r}", SLOT_RATE)
     body = body.replace("{p}", SLOT_POINT)
     try:
         return re.compile(body, re.IGNORECASE)

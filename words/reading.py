@@ -160,8 +160,30 @@ _DECIMAL = re.compile(
 )
 """A number said with its decimals ("1.25", "零点七五", "one point two five"): a rate."""
 
-_NOW = re.compile(r"\b(?:now|right away|immediately)\b|现在|马上|立刻")
+_NOW = re.compile(r"(?<!not )\b(?:now|right away|immediately)\b|(?<![不别])(?:现在|马上|立刻)")
 """A word of now beside a stop: the stop is not the episode end's ("stop it now")."""
+
+
+def _now_beside(clause: Clause, hit: Hit) -> bool:
+    """True when a word of now stands beside the stop `hit` in `clause`: within two words
+    before it or three after it ("now stop", "stop it right now", "现在就停"), not in a
+    reason further on ("please stop i go to sleep now")."""
+    text = clause.text
+    if script_of(text) == "zh":
+        near = text[max(0, hit.start - 4) : hit.end + 4]
+    else:
+        before = text[: hit.start].split()[-2:]
+        after = text[hit.end :].split()[:3]
+        near = " ".join([*before, text[hit.start : hit.end], *after])
+    return re.search(_NOW, near) is not None
+
+
+_SPEED_ASKED = re.compile(
+    r"快一?点|慢一?点|快些|慢些|加快|放慢|加速|减速|调快|调慢|快一档|慢一档"
+    r"|\b(?:speed|slow (?:it |things )?down|faster|slower|quicker)\b",
+    re.IGNORECASE,
+)
+"""A speed step asked for, not a remark on the pace ("再快点", "slow down"; not "太拖了")."""
 
 _TIMES = re.compile(
     r"\S+\s*times\b(?!\s*(?:speed|faster|slower|as fast|the speed))|\S+\s*(?:遍|次)", re.IGNORECASE
@@ -551,6 +573,34 @@ class _Reader:
             if group in kept:
                 replaced[group] = kept.pop(group)
             kept[group] = (clause, hit)
+        speed = kept.get("speed")
+        if (
+            speed is not None
+            and speed[1].kind in ("faster", "slower")
+            and not _SPEED_ASKED.search(speed[0].text[speed[1].start : speed[1].end])
+            and (
+                kept.get("seek")
+                or (
+                    kept.get("playback")
+                    and (
+                        kept["playback"][1].tool in ("next_episode", "previous_episode")
+                        or "§E" in kept["playback"][0].text
+                    )
+                )
+            )
+        ):  # "这章太拖了，换下一章": the pace is the reason to move on, not a speed asked
+            del kept["speed"]
+        volume = kept.get("volume")
+        if (
+            volume is not None
+            and volume[1].kind != "pattern"
+            and re.match(
+                r"\s*(?:by\s+)?(?:another\s+|about\s+)?§D|[个了]?§D",
+                volume[0].text[volume[1].end :],
+            )
+            and any(g in kept for g in ("skip", "seek", "sleep"))
+        ):  # "the intro skip isn't enough, bump it up by fifteen seconds": seconds are no volume
+            del kept["volume"]
         self._settle(kept)
         playback = kept.get("playback")
         if playback is not None and playback[1].tool in ("play_book", "resume"):
@@ -563,7 +613,7 @@ class _Reader:
             and playback[1].tool in ("stop", "pause")
             and "sleep" not in kept
             and not playback[0].question
-            and not re.search(_NOW, playback[0].text)
+            and not _now_beside(*playback)
             and self.scan.episode_end(clauses)
         ):  # "讲完这个故事就别讲了", "when chapter finish, you stop": at the episode's end
             kept["sleep"] = (playback[0], Hit("sleep_timer", "episode_end", playback[1].start,
@@ -786,7 +836,7 @@ class _Reader:
                 playback
                 and playback[1].tool in ("stop", "pause")
                 and playback[1].kind == "cues"
-                and (playback[0] is not sleep[0] or not re.search(_NOW, playback[0].text))
+                and (playback[0] is not sleep[0] or not _now_beside(*playback))
             ):  # "听完这一集咱们就睡觉了。这集放完就停", "after this chapter we have to stop so
                 # stop after this chapter": the stop is the timer's
                 del kept["playback"]
@@ -1568,6 +1618,19 @@ class _Reader:
                 amounts += given
         if amounts and not sign_here:
             sign = 0
+        if amounts and re.search(
+            r"\b(?:make|set|change|put)\s+(?:it|that|this)\s+(?:to\s+)?"
+            r"(?:about\s+|like\s+|just\s+)?(?:§D\d+§|\d+)",
+            clause.text,
+        ):
+            sign = 0  # "the intro's shorter than that make it 10": the amount is all
+        if amounts and re.search(
+            r"\b(?:take|knock|shave|cut|trim)\s+(?:about\s+|like\s+)?"
+            r"(?:§D\d+§|\d+)\s+(?:seconds?\s+|secs?\s+)?off\s+(?:that|it|this|the\s+(?:\w+\s+)?"
+            r"skip(?:ping)?)\b",
+            clause.text,
+        ):
+            sign = -1  # "take ten seconds off the intro skip": less by that much
         by = re.search(r"\bby\s+(?:about\s+|another\s+)?§D", clause.text)
         if by and not sign:  # "drop the end skip by ten seconds": a change of it
             fewer = re.search(r"\b(?:drop|cut|reduce|lower|down|shorten|trim)\b", text)

@@ -1304,3 +1304,43 @@ def test_both_ends_with_one_amount_and_no_more_skip_of_an_end(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a condition opened by "when" is no question; "now" far from the stop is no now
+        ("when this part ends you stop please", [("sleep_timer", {"end_of_episode": True})]),
+        ("once the chapter finish please pause i go to bed now", [("sleep_timer", {"end_of_episode": True})]),
+        ("when does the timer stop", [("get_status", {"about": "sleep"})]),
+        ("stop it now", [("stop", {})]),
+        # a speed composed of a rate and a word of speed, or a rate with a part of one alone
+        ("could you make it one and a quarter speed", [("set_speed", {"rate": 1.25})]),
+        ("read it at one point five", [("set_speed", {"rate": 1.5})]),
+        ("one point seven five thanks", [("set_speed", {"rate": 1.75})]),
+        ("i heard this part two times", []),
+        ("再快点嘛", [("set_speed", {"step": 1})]),
+        ("念慢点儿", [("set_speed", {"step": -1})]),
+        ("快点放下一集", [("next_episode", {})]),
+        ("怎么这么慢", [("set_speed", {"step": 1})]),
+        ("调成一点五被速", [("set_speed", {"rate": 1.5})]),
+        ("速度弄回原来的样子", [("set_speed", {"rate": 1.0})]),
+        ("现在啥速度", [("get_status", {})]),
+        # the pace as the reason to move on is no speed asked
+        ("这一章太拖了，下一章", [("next_episode", {})]),
+        # the skip: a minute and seconds, "thirty second", less by an amount, "make it"
+        ("skip a minute twenty at the start of every chapter", [("set_skip", {"intro": 80})]),
+        ("skip the music in the beginning of each chapter twenty second", [("set_skip", {"intro": 20})]),
+        ("knock five seconds off the outro skip", [("set_skip", {"outro": -5, "relative": True})]),
+        ("the outro is shorter than that make it 15", [("set_skip", {"outro": 15})]),
+        ("the intro skip is too short, bump it up by ten seconds", [("set_skip", {"intro": 10, "relative": True})]),
+        ("片头甭跳了 漏了好几句", [("set_skip", {"intro": 0})]),
+        # a spoken run-on: 了 before 等 or 还是 begins a clause; 算了 is one of its own
+        ("别定二十分钟了 等这一集讲完再停", [("sleep_timer", {"end_of_episode": True})]),
+        ("定个十分钟 算了 还是这一章完了就停", [("sleep_timer", {"end_of_episode": True})]),
+        ("这一集完了就停，别自动切下一集", [("sleep_timer", {"end_of_episode": True})]),
+        ("let me hear the end of this chapter and then turn off", [("sleep_timer", {"end_of_episode": True})]),
+    ],
+)  # fmt: skip
+def test_conditions_speeds_skips_and_run_ons_composed(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

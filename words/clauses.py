@@ -420,7 +420,7 @@ class Scanner:
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
                     or text[h.end : h.end + 1] == "得"
                     or re.match(
-                        r"[着过完烦腻够]", text[h.end : h.end + 1]
+                        r"[着过完烦腻够]|不[见清懂到着进下出了]", text[h.end : h.end + 2]
                     )  # "我听着睡", "听完", "听烦了"
                 )
             ]

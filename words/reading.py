@@ -1405,8 +1405,12 @@ class _Reader:
             if self.titles_found[int(m.group(1))].title != title:
                 continue
             p = self.zh
+            # up to the next command's words ("放三体声音大点": the volume, nothing more named)
+            after = [h.start for h in clause.hits if h.start >= m.start(2)
+                     and h.tool in COMMANDS and GROUP.get(h.tool) != "playback"]  # fmt: skip
+            said = m.group(2)[: min(after, default=m.end(2)) - m.start(2)]
             residue = strip_words(
-                m.group(2),
+                said,
                 (*p.words("title_wrappers"), *p.words("keyword_trim"), *p.words("fillers"),
                  *p.words("book_words"), "那部", "那本", "那个", "那套", "的"),
                 "zh",

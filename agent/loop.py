@@ -140,12 +140,15 @@ class Agent:
     user turn before the utterance; `index()` returns the library's `words.TitleIndex`
     (e.g. ``player.title_index``: titles with their aliases) for the words layer, which
     reads every utterance once (`words.read`); `fold(text)` is the title matcher's text
-    folding. Without them, `registry.catalog`, `registry.context`, `registry.index` (else
-    an index of the catalog's titles) and `words.fold`. `confirm` names the model backends
-    (`Completion.backend`) whose guesses are asked about first: a first call that changes
-    playback although the words point at no such tool ("she sounds like a chipmunk") is
-    said back as a question ("Do you want me to slow it down?", `propose.describe`) and
-    made when the next utterance, within `PROPOSAL_WAIT_S`, says yes.
+    folding; `spoken(title)` is the name an album title is said by in the answers the
+    agent composes itself (e.g. ``player.spoken_title``: "Journey to the West" for 西游记
+    in English). Without them, `registry.catalog`, `registry.context`, `registry.index`
+    (else an index of the catalog's titles), `words.fold` and `registry.spoken` (else the
+    title itself). `confirm` names the model backends (`Completion.backend`) whose guesses
+    are asked about first: a first call that changes playback although the words point at
+    no such tool ("she sounds like a chipmunk") is said back as a question ("Do you want
+    me to slow it down?", `propose.describe`) and made when the next utterance, within
+    `PROPOSAL_WAIT_S`, says yes.
     """
 
     def __init__(
@@ -167,6 +170,7 @@ class Agent:
         context: Callable[[str], Any] | None = None,
         fold: Callable[[str], str] | None = None,
         index: Callable[[], TitleIndex] | None = None,
+        spoken: Callable[[str], str] | None = None,
         confirm: Collection[str] = ("local",),
     ) -> None:
         if language not in _TEXT:
@@ -191,6 +195,7 @@ class Agent:
         self.context = context if context is not None else getattr(registry, "context", None)
         self.fold = fold or getattr(registry, "fold", None) or fold_words
         self.index = index if index is not None else getattr(registry, "index", None)
+        self.spoken = spoken if spoken is not None else getattr(registry, "spoken", None)
         self._own_index: tuple[tuple[str, ...], TitleIndex] | None = None
         self._titles: list[str] = []
         self._system: tuple[tuple[int, tuple[str, ...]], list[dict[str, str]]] | None = None
@@ -521,7 +526,7 @@ class Agent:
                 ok_reporter(completion.backend)
             step.thought = reply.thought
             if not isinstance(reply, Action):
-                step.answer = _without_ids(reply.answer, constraints.names)
+                step.answer = _without_ids(reply.answer, self._names(constraints.names))
                 self._record(turn, step, on_step)
                 turn.answer = step.answer or text["ok"]
                 if observed is not None:
@@ -563,11 +568,12 @@ class Agent:
                     step.thought = f"{reply.thought} (asked which book: {call})"
                     self._ask_instead(turn, step, which, on_step)
                     return
-                question = describe(reply.tool, arguments, self.language)
+                question = self._describe(reply.tool, arguments)
                 if question is not None:
                     # The words point at no such call: ask before changing what plays.
                     step.thought = f"{reply.thought} (asked first: {call})"
-                    answer = _without_ids(text["propose"].format(act=question), constraints.names)
+                    names = self._names(constraints.names)
+                    answer = _without_ids(text["propose"].format(act=question), names)
                     self._ask_instead(turn, step, answer, on_step, (reply.tool, arguments))
                     return
             tool_start = time.perf_counter()
@@ -753,7 +759,7 @@ class Agent:
         if plan.ask is not None and plan.ask[0] == "propose" and plan.calls:
             # "the baby just fell asleep": a step of the volume is a guess; asked about first
             first = plan.calls[0]
-            question = describe(first.tool, first.arguments, self.language)
+            question = self._describe(first.tool, first.arguments)
             if question is not None:
                 thought = f"words: {reading.why} (asked first: {first.tool})"
                 step = Step(
@@ -799,12 +805,35 @@ class Agent:
         return True
 
     def _join(self, titles: tuple[str, ...] | list[str]) -> str:
-        """Titles said as a choice: "A、B还是C" / "A, B or C"."""
+        """Titles said as a choice, each by its name in the language (`said`): "A、B还是C" /
+        "A, B or C"."""
         text = _TEXT[self.language]
-        titles = list(titles)
+        titles = [self.said(t) for t in titles]
         if len(titles) <= 1:
             return "".join(titles)
         return text["sep"].join(titles[:-1]) + text["or"] + titles[-1]
+
+    def said(self, title: str) -> str:
+        """The name album `title` is said by in this language (`spoken`), or `title` itself
+        without `spoken` or when it fails."""
+        if self.spoken is None or not title:
+            return title
+        try:
+            return str(self.spoken(title) or title)
+        except Exception as exc:  # the title as it is, never a failed answer
+            _LOGGER.warning("spoken name of %s unavailable: %s", title, exc)
+            return title
+
+    def _names(self, names: dict[str, str]) -> dict[str, str]:
+        """Album ids to the names they are said by (`said`), for `_without_ids`."""
+        return {album_id: self.said(title) for album_id, title in names.items()}
+
+    def _describe(self, tool: str, arguments: dict[str, Any]) -> str | None:
+        """`propose.describe` of the call, its book said by its name in this language."""
+        keyword = str((arguments or {}).get("keyword") or "").strip()
+        if keyword:
+            arguments = {**arguments, "keyword": self.said(keyword)}
+        return describe(tool, arguments, self.language)
 
     def _offer_titles(
         self, context: dict[str, Any] | None, schema: dict[str, Any] | None

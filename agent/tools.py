@@ -267,8 +267,9 @@ class ToolRegistry:
     `context(utterance)` returns the listener's context as a result dict (``message`` plus
     role-tagged data: what plays, bookmarks of albums named); `fold(text)` is the text
     folding the tools' title matcher uses; `index()` returns the library's
-    `words.TitleIndex` (titles with their aliases). An `Agent` given none of its own uses
-    these.
+    `words.TitleIndex` (titles with their aliases); `spoken(title)` returns the name to say
+    an album title by in the configured language (e.g. ``player.spoken_title``: "西游记" ->
+    "Journey to the West" in English). An `Agent` given none of its own uses these.
     """
 
     def __init__(
@@ -281,11 +282,13 @@ class ToolRegistry:
         context: Callable[[str], dict[str, Any]] | None = None,
         fold: Callable[[str], str] | None = None,
         index: Callable[[], Any] | None = None,
+        spoken: Callable[[str], str] | None = None,
     ) -> None:
         self.catalog = catalog
         self.context = context
         self.fold = fold
         self.index = index
+        self.spoken = spoken
         self.default_timeout = default_timeout
         self.max_observation_chars = max_observation_chars
         self.version = 0

@@ -661,16 +661,20 @@ class App:
 
 
 def book_facts(player: Any) -> dict[str, Any]:
-    """What `xiaoting status` shows of the book: album, episode, position (s), the book's
-    speed and intro/outro skips (s), volume (%), the sleep timer (minutes left, or at the
-    end of the episode), downloads. Keys whose facts the player does not have are left out."""
+    """What `xiaoting status` shows of the book: album, episode, its title when it is words
+    worth speaking (`player.texts.episode_title`: "" for "第02集" or a file name's slug),
+    position (s), the book's speed and intro/outro skips (s), volume (%), the sleep timer
+    (minutes left, or at the end of the episode), downloads. Keys whose facts the player
+    does not have are left out."""
     facts: dict[str, Any] = {}
     now = getattr(player, "now", None)
     if now is not None:
+        from player.texts import episode_title
+
         with contextlib.suppress(AttributeError):
             facts["album"] = now.detail.album.title
             facts["episode"] = now.episode.section
-            facts["episode_title"] = now.episode.title
+            facts["episode_title"] = episode_title(now.episode, now.detail.album.title)
             facts["position_s"] = round(float(getattr(now, "position", now.playback.position)), 1)
             speed, intro, outro = player.book_settings(now.detail.album)
             facts.update(speed=speed, intro_s=intro, outro_s=outro)

@@ -546,6 +546,8 @@ def _make_registry(config: Config, player: Any) -> Any:
     registry.context = getattr(player, "listener_context", None)
     registry.fold = getattr(player, "fold", None)
     registry.index = getattr(player, "title_index", None)
+    # the answers the agent composes itself name a book as the tools do, in the language
+    registry.spoken = getattr(player, "spoken_title", None)
     return registry
 
 

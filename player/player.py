@@ -38,7 +38,7 @@ from .sources import (
 )
 from .sources.base import album_score, rank
 from .store import BookSettings, CacheEntry, Store
-from .texts import clock, say, title_part
+from .texts import album_name, clock, say, title_part
 from .tools import PlayerTools
 
 _LOGGER = logging.getLogger(__name__)
@@ -580,17 +580,18 @@ class Player(PlayerTools):
         one the album does not have."""
         if section == 0:
             raise BadInputError(say(self.language, "bad_section"))
+        name = album_name(self.language, detail.album)
         if section < 0:
             if -section > len(detail.episodes):
                 raise NotFoundError(
-                    say(self.language, "no_section_back", album=detail.album.title,
+                    say(self.language, "no_section_back", album=name,
                         count=len(detail.episodes), back=-section)
                 )  # fmt: skip
             return detail.episodes[section]
         episode = detail.episode(section)
         if episode is None:
             raise NotFoundError(
-                say(self.language, "no_section", album=detail.album.title,
+                say(self.language, "no_section", album=name,
                     count=len(detail.episodes), section=section)
             )  # fmt: skip
         return episode
@@ -627,13 +628,14 @@ class Player(PlayerTools):
             if path is not None:
                 intro = self.book_settings(detail.album)[1]
                 chapter = episode.is_chapter  # a chapter of a file is said as one
+                name = album_name(self.language, detail.album)
                 if position > 1 and abs(position - intro) > 0.5:
                     return say(self.language, "resuming_chapter" if chapter else "resuming",
-                               album=detail.album.title, section=episode.section,
+                               album=name, section=episode.section,
                                time=clock(self.language, position))  # fmt: skip
                 key = "playing_cached" if episode.is_remote else "playing_local"
                 key = "playing_chapter" if chapter else key
-                return say(self.language, key, album=detail.album.title, section=episode.section,
+                return say(self.language, key, album=name, section=episode.section,
                            title=title_part(self.language, episode, detail.album.title))  # fmt: skip
             self._stop_current()
             job = self.downloader.start(
@@ -647,7 +649,7 @@ class Player(PlayerTools):
             self._track(
                 self._play_when_ready(request), f"play {episode.album_id}#{episode.section}"
             )
-            return say(self.language, "downloading", album=detail.album.title,
+            return say(self.language, "downloading", album=album_name(self.language, detail.album),
                        section=episode.section)  # fmt: skip
 
     def _past_intro(self, detail: AlbumDetail, episode: Episode, position: float) -> float:
@@ -787,9 +789,8 @@ class Player(PlayerTools):
 
     def _corrupt_error(self, detail: AlbumDetail, episode: Episode, cached: bool) -> DecodeError:
         key = "corrupt" if cached else "corrupt_local"
-        return DecodeError(
-            say(self.language, key, album=detail.album.title, section=episode.section)
-        )
+        name = album_name(self.language, detail.album)
+        return DecodeError(say(self.language, key, album=name, section=episode.section))
 
     def _cuts(self, album: Album, chapters: tuple[Episode, ...]) -> list[Cut]:
         """Where the worker does more than play on from one chapter of a file to the next:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from words.text import has_cjk
+
 MESSAGES: dict[str, tuple[str, str]] = {
     "found": ("找到{total}个专辑：{items}", "Found {total} albums: {items}"),
     "found_one": ("有{item}", "There is {item}"),
@@ -182,6 +184,26 @@ def say(language: str, key: str, **values: object) -> str:
     """The message `key` in `language` ("zh" or "en"), formatted with `values`."""
     zh, en = MESSAGES[key]
     return (en if language == "en" else zh).format(**values)
+
+
+def album_name(language: str, album) -> str:
+    """The name to speak `album` (an `Album`: ``title``, ``aliases``) by in `language`.
+
+    In "en" its title when that holds no CJK ideograph, else its first alias that holds
+    none, else its title; in "zh" its title when that holds a CJK ideograph, else its first
+    alias that holds one, else its title. So an English voice never reads 西游记 when
+    album.json gives "Journey to the West", nor a Chinese one "Dracula" over 德古拉:
+    ("en", 西游记 + ("Journey to the West",)) -> "Journey to the West";
+    ("zh", Dracula + ("德古拉",)) -> "德古拉"; ("en", 活着 + ()) -> "活着".
+    """
+    want_cjk = language != "en"
+    if has_cjk(album.title) == want_cjk:
+        return album.title
+    for alias in album.aliases:
+        alias = str(alias).strip()
+        if alias and has_cjk(alias) == want_cjk:
+            return alias
+    return album.title
 
 
 def join_titles(language: str, items: list[str], *, more: bool = False) -> str:

@@ -64,7 +64,7 @@ from .errors import (
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
 from .sources.base import rank
-from .texts import MESSAGES, clock, episode_title, join_titles, say, title_part
+from .texts import MESSAGES, album_name, clock, episode_title, join_titles, say, title_part
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -223,7 +223,8 @@ class PlayerTools:
         by = say(self.language, "by", author=author) if author else ""
         if narrator:
             by += say(self.language, "read_by", narrator=narrator)
-        return say(self.language, "item", title=album.title, count=album.episode_count, author=by)
+        title = album_name(self.language, album)
+        return say(self.language, "item", title=title, count=album.episode_count, author=by)
 
     async def left_off(self) -> tuple[AlbumDetail, Any] | None:
         """The most recent bookmark whose album is still here, with that album's detail
@@ -302,7 +303,8 @@ class PlayerTools:
                 )
             raise NotFoundError(await self._not_found(keyword))
         key = normalize(keyword)
-        exact = [a for a in found.albums if normalize(a.title) == key][:1]
+        # the album of that very name (its title or an alias: "Journey to the West" for 西游记)
+        exact = [a for a in found.albums if key in map(normalize, (a.title, *a.aliases))][:1]
         shown = exact + [a for a in found.albums if a not in exact]  # the title named first
         albums = [album_data(a) for a in shown]
         items = join_titles(self.language, [self._item(a, said=person) for a in shown])
@@ -377,8 +379,9 @@ class PlayerTools:
                 title=title_part(self.language, e, album_title))
             for e in episodes[:3]
         ]  # fmt: skip
-        message = say(self.language, "detail", title=detail.album.title, count=count,
-                      items=join_titles(self.language, names, more=len(episodes) > 3))  # fmt: skip
+        items = join_titles(self.language, names, more=len(episodes) > 3)
+        message = say(self.language, "detail", title=album_name(self.language, detail.album),
+                      count=count, items=items)  # fmt: skip
         result: dict[str, Any] = {
             "message": message,
             "album": album_data(detail.album, count),
@@ -451,14 +454,17 @@ class PlayerTools:
             # listener hears what can be played instead; a second search cannot help.
             return {"message": await self._not_found(keyword), "albums": [], "total": 0}
         if not detail.episodes:
-            raise NotFoundError(say(self.language, "no_episodes", album=detail.album.title))
+            raise NotFoundError(
+                say(self.language, "no_episodes", album=album_name(self.language, detail.album))
+            )
         if episode_words:
             chosen = episodes_titled(detail.episodes, episode_words)
             if not chosen and section is not None:
                 chosen = [self.find_episode(detail, int(section))]
             if not chosen:
                 raise NotFoundError(say(self.language, "no_episode_title",
-                                        album=detail.album.title, words=episode_words))  # fmt: skip
+                                        album=album_name(self.language, detail.album),
+                                        words=episode_words))  # fmt: skip
             message = await self.play(detail, chosen[0])
         elif section is not None:
             message = await self.play(detail, self.find_episode(detail, int(section)))
@@ -499,11 +505,12 @@ class PlayerTools:
         with a bare "not found" ("没有找到“笑话”相关的有声书。我只能播放书库里的书，比如…")."""
         near = rank(keyword, await asyncio.to_thread(self.library_albums))[:1]
         if near:  # a near title: a question back, never a guess ("你是说三侠五义吗？")
-            return say(self.language, "none_found_near", keyword=keyword, title=near[0].title)
-        titles = await self._suggested_titles(2)
-        if not titles:
+            title = album_name(self.language, near[0])
+            return say(self.language, "none_found_near", keyword=keyword, title=title)
+        suggested = await self._suggested(2)
+        if not suggested:
             return say(self.language, "none_found", keyword=keyword)
-        items = join_titles(self.language, titles)
+        items = join_titles(self.language, [name for _title, name in suggested])
         return say(self.language, "none_found_offer", keyword=keyword, items=items)
 
     async def _which_book(self) -> dict[str, Any]:
@@ -533,9 +540,8 @@ class PlayerTools:
         now.playback.pause()
         self._set_state(PlayerState.PAUSED)
         self.save_bookmark()
-        return self._played(
-            say(self.language, "paused", album=now.detail.album.title, section=now.episode.section)
-        )
+        name = album_name(self.language, now.detail.album)
+        return self._played(say(self.language, "paused", album=name, section=now.episode.section))
 
     @tool(
         return_direct=True,
@@ -549,7 +555,8 @@ class PlayerTools:
         if now is None:
             if self.pending is not None:
                 return self._played(
-                    say(self.language, "status_loading", album=self.pending.detail.album.title,
+                    say(self.language, "status_loading",
+                        album=album_name(self.language, self.pending.detail.album),
                         section=self.pending.episode.section)
                 )  # fmt: skip
             if await self.left_off() is None:
@@ -559,9 +566,8 @@ class PlayerTools:
             return self._played(say(self.language, "not_paused"))
         now.playback.resume()
         self._set_state(PlayerState.PLAYING)
-        return self._played(
-            say(self.language, "resumed", album=now.detail.album.title, section=now.episode.section)
-        )
+        name = album_name(self.language, now.detail.album)
+        return self._played(say(self.language, "resumed", album=name, section=now.episode.section))
 
     @tool(
         return_direct=True,
@@ -611,14 +617,15 @@ class PlayerTools:
         if now is not None:
             key = "status_paused" if self.state == PlayerState.PAUSED else "status_playing"
             episode, position = now.at(now.playback.position)
-            album = now.detail.album.title
+            album = now.detail.album
             parts.append(
-                say(lang, key, album=album, section=episode.section,
-                    count=len(now.detail.episodes), title=title_part(lang, episode, album),
+                say(lang, key, album=album_name(lang, album), section=episode.section,
+                    count=len(now.detail.episodes), title=title_part(lang, episode, album.title),
                     pos=clock(lang, position), dur=clock(lang, now.length(episode)))
             )  # fmt: skip
         elif self.pending is not None:
-            parts.append(say(lang, "status_loading", album=self.pending.detail.album.title,
+            parts.append(say(lang, "status_loading",
+                             album=album_name(lang, self.pending.detail.album),
                              section=self.pending.episode.section))  # fmt: skip
         else:
             parts.append(say(lang, "status_idle"))
@@ -643,14 +650,13 @@ class PlayerTools:
                 progress = f"{job.percent}%"
             else:
                 progress = f"{job.done / 1e6:.1f}MB"
-            album = job.title.rsplit(" #", 1)[0]
-            downloads.append({"title": album, "episode": job.episode.section, "done": job.done,
-                              "total": job.total})  # fmt: skip
-            parts.append(say(lang, "status_download", album=album,
+            downloads.append({"title": job.title.rsplit(" #", 1)[0], "episode": job.episode.section,
+                              "done": job.done, "total": job.total})  # fmt: skip
+            parts.append(say(lang, "status_download", album=self._job_album(job),
                              section=job.episode.section, progress=progress))  # fmt: skip
         for job in self.downloader.failed():
             if job.error and job.error != self.last_error:
-                parts.append(say(lang, "dl_failed", album=job.title.rsplit(" #", 1)[0],
+                parts.append(say(lang, "dl_failed", album=self._job_album(job),
                                  section=job.episode.section, error=job.error))  # fmt: skip
         if downloads:
             result["downloads"] = downloads
@@ -699,30 +705,32 @@ class PlayerTools:
         else:
             return None
         album = detail.album
+        name = album_name(lang, album)
         count = len(detail.episodes)
         after = sum(1 for e in detail.episodes if e.section > section)
         result: dict[str, Any] = {}
         if (data := self.now_data()) is not None:
             result["now"] = data
         if about == "episodes":
-            message = say(lang, "about_episodes", album=album.title, count=count, section=section)
+            message = say(lang, "about_episodes", album=name, count=count, section=section)
         elif about == "left":
-            message = (say(lang, "about_left", album=album.title, count=count, section=section,
-                           left=after) if after else say(lang, "about_last", album=album.title))  # fmt: skip
+            message = (say(lang, "about_left", album=name, count=count, section=section, left=after)
+                       if after else say(lang, "about_last", album=name))  # fmt: skip
         elif about in ("time_left", "length") and duration:
             key = "about_time_left" if about == "time_left" else "about_length"
             message = say(lang, key, rest=clock(lang, max(0.0, duration - position)),
-                          dur=clock(lang, duration), album=album.title, count=count)  # fmt: skip
+                          dur=clock(lang, duration), album=name, count=count)  # fmt: skip
         elif about == "author":
-            message = (say(lang, "about_author", album=album.title, author=album.author)
-                       if album.author else say(lang, "about_no_author", album=album.title))  # fmt: skip
+            message = (say(lang, "about_author", album=name, author=album.author)
+                       if album.author else say(lang, "about_no_author", album=name))  # fmt: skip
         elif about == "description":
-            message = (say(lang, "about_description", album=album.title, text=album.description[:160])
+            message = (say(lang, "about_description", album=name, text=album.description[:160])
                        if album.description.strip() else
-                       say(lang, "about_no_description", album=album.title, count=count))  # fmt: skip
+                       say(lang, "about_no_description", album=name, count=count))  # fmt: skip
         elif about == "narrator":
-            message = (say(lang, "about_narrator", album=album.title, narrator=album.narrator)
-                       if album.narrator else say(lang, "about_no_narrator", album=album.title))  # fmt: skip
+            message = (say(lang, "about_narrator", album=name, narrator=album.narrator)
+                       if album.narrator
+                       else say(lang, "about_no_narrator", album=name))  # fmt: skip
         else:
             return None
         return {"message": message, **result}
@@ -740,8 +748,8 @@ class PlayerTools:
             key = "about_skip_intro" if intro else "about_skip_outro"
         else:
             key = "about_no_skip"
-        message = say(self.language, key, album=album.title, intro=_number(intro),
-                      outro=_number(outro))  # fmt: skip
+        message = say(self.language, key, album=album_name(self.language, album),
+                      intro=_number(intro), outro=_number(outro))  # fmt: skip
         result: dict[str, Any] = {"message": message, "intro": intro, "outro": outro}
         if (data := self.now_data()) is not None:
             result["now"] = data
@@ -1065,7 +1073,8 @@ class PlayerTools:
             parts.append(say(self.language, "skip_outro" if outro else "skip_outro_off",
                              seconds=_number(outro)))  # fmt: skip
         joined = ("，" if self.language == "zh" else "; ").join(parts)
-        message = say(self.language, "skip_set", album=album.title, what=joined)
+        name = album_name(self.language, album)
+        message = say(self.language, "skip_set", album=name, what=joined)
         return {"message": message, "intro": now_intro, "outro": now_outro}
 
     @tool(
@@ -1086,7 +1095,8 @@ class PlayerTools:
         """The message `key` naming the first `count` of `albums` and how many there are,
         with their data (``{"message", "albums", "total"}``)."""
         shown = albums[:count]
-        items = join_titles(self.language, [a.title for a in shown], more=len(albums) > count)
+        names = [album_name(self.language, a) for a in shown]
+        items = join_titles(self.language, names, more=len(albums) > count)
         if len(albums) == 1 and f"{key}_one" in MESSAGES:
             key = f"{key}_one"  # "one book: …", never "1 books"
         return {"message": say(self.language, key, total=len(albums), items=items),
@@ -1107,24 +1117,48 @@ class PlayerTools:
         (so the listener hears an honest "I can't" and never an invented fact). The
         example request names a book of this library: the one listened to last, else the
         library's first (``{"message", "title"?}``)."""
-        titles = await self._suggested_titles(1)
-        if not titles:
+        suggested = await self._suggested(1)
+        if not suggested:
             return {"message": say(self.language, "help")}
-        return {"message": say(self.language, "help_title", title=titles[0]), "title": titles[0]}
+        title, name = suggested[0]
+        return {"message": say(self.language, "help_title", title=name), "title": title}
 
-    async def _suggested_titles(self, count: int) -> list[str]:
-        """Up to `count` titles to suggest: the book listened to last, then the library's
-        first ones."""
-        titles: list[str] = []
+    async def _suggested(self, count: int) -> list[tuple[str, str]]:
+        """Up to `count` books to suggest as ``(title, name to speak)``: the book listened to
+        last, then the library's first ones."""
+        albums = await asyncio.to_thread(self.library_albums)
+        by_id = {a.id: a for a in albums}
+        suggested: list[tuple[str, str]] = []
         if (mark := self.store.last_bookmark()) is not None and mark.album_title:
-            titles.append(mark.album_title)
-        if len(titles) < count:
-            for album in await asyncio.to_thread(self.library_albums):
-                if len(titles) >= count:
-                    break
-                if album.title not in titles:
-                    titles.append(album.title)
-        return titles
+            album = by_id.get(mark.album_id)
+            name = album_name(self.language, album) if album is not None else mark.album_title
+            suggested.append((mark.album_title, name))
+        for album in albums:
+            if len(suggested) >= count:
+                break
+            if all(album.title != title for title, _name in suggested):
+                suggested.append((album.title, album_name(self.language, album)))
+        return suggested[:count]
+
+    def spoken_title(self, title: str) -> str:
+        """The name to speak the album titled `title` by in the configured language
+        (`album_name`: "西游记" -> "Journey to the West" in English when album.json names
+        it so); `title` itself when no album known without network has that title."""
+        for album in self.library_albums():
+            if album.title == title:
+                return album_name(self.language, album)
+        return title
+
+    def _job_album(self, job: Any) -> str:
+        """The name to speak the album of download `job` by (`album_name`); the title its
+        job was started with when the album is no longer known."""
+        holder = self.now or self.pending
+        if holder is not None and holder.detail.album.id == job.episode.album_id:
+            return album_name(self.language, holder.detail.album)
+        for album in self.library_albums():
+            if album.id == job.episode.album_id:
+                return album_name(self.language, album)
+        return job.title.rsplit(" #", 1)[0]
 
     def library_albums(self) -> list[Album]:
         """The albums known without network: the local library first, then remembered ones."""

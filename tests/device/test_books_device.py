@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "player"))
 
-from player_fixtures import RecordingSink, make_book, wait_until
+from player_fixtures import RecordingSink, make_album, make_book, wait_until
 
 from device.config import AudioConfig, ConfigError, bedtime_minutes, dev_config, from_dict
 from device.doctor import OK, check_volume
@@ -119,5 +119,28 @@ async def test_status_shows_the_chapter_and_the_position_within_it(tmp_path: Pat
         facts = book_facts(player)
         assert facts["sleep_minutes"] == 20 and "sleep" not in facts
         assert "定时：20分钟后停" in format_status({"state": "idle", **facts}, "zh")
+    finally:
+        await asyncio.wait_for(player.close(), 5)
+
+
+async def test_status_shows_an_episode_title_only_when_it_is_words(tmp_path: Path) -> None:
+    """A file name that is only the album and a number ("西游记 第02集", "xiyouji_02_64kb") is
+    shown as the episode's number, not as a title."""
+    from device.app import book_facts
+    from device.commands import format_status
+    from player import Player
+
+    library = tmp_path / "library"
+    make_album(library, "西游记", ["西游记 第01集", "xiyouji_02_64kb", "03 猴王出世"], seconds=1.0)
+    player = Player(library_paths=[library], cache_dir=tmp_path / "c", state_dir=tmp_path / "s",
+                    sink=RecordingSink(speed=20.0))  # fmt: skip
+    await asyncio.wait_for(player.start(), 5)
+    try:
+        for section, title, line in [(1, "", "episode: 1"), (2, "", "episode: 2"),
+                                     (3, "猴王出世", "episode: 3 猴王出世")]:  # fmt: skip
+            await asyncio.wait_for(player.play_book("西游记", section=section), 5)
+            facts = book_facts(player)
+            assert (facts["episode"], facts["episode_title"]) == (section, title)
+            assert line in format_status({"state": "idle", "language": "en", **facts}, "en")
     finally:
         await asyncio.wait_for(player.close(), 5)

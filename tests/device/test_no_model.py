@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -79,3 +80,34 @@ async def test_the_configured_volume_is_the_players(tmp_path) -> None:
         assert (await player.get_status())["volume"] == 80
     finally:
         await asyncio.wait_for(player.close(), 5)
+
+
+async def test_the_agents_own_answers_name_a_book_in_the_language(tmp_path) -> None:
+    """The questions the agent composes without a tool ("which book?") name the library's
+    books as the tools do: by their alias in the configured language (album.json)."""
+    library = tmp_path / "library"
+    for title, aliases in [("西游记", ["Journey to the West"]), ("Dracula", ["德古拉"])]:
+        folder = make_album(library, title, ["第1集", "第2集"], seconds=1.0)
+        info = {"title": title, "aliases": aliases}
+        (folder / "album.json").write_text(json.dumps(info, ensure_ascii=False), "utf-8")
+    for language, utterance, answer in [
+        ("en", "play another book", "Which book would you like? For example Dracula or "
+         "Journey to the West."),
+        ("zh", "换一本", "想听哪一本？比如德古拉还是西游记。"),
+    ]:  # fmt: skip
+        config = dev_config(
+            tmp_path / language,
+            language=language,
+            models_dir=str(tmp_path / "no-models"),
+            library={"paths": [str(library)]},
+            llm={"policy": "local"},
+        )
+        player = await _player(tmp_path / language, config)
+        try:
+            agent, _backends = await asyncio.wait_for(
+                default_agent(config, _make_registry(config, player)), 10
+            )
+            turn = await asyncio.wait_for(agent.run(utterance), 5)
+            assert (turn.backend, turn.answer) == ("fastpath", answer)
+        finally:
+            await asyncio.wait_for(player.close(), 5)

@@ -192,22 +192,26 @@ def says_number(answer: str, n: float) -> bool:
     return False
 
 
+NAMES: dict[str, tuple[str, ...]] = {a.title: (a.title, *a.aliases) for a in ALBUMS}
+"""Each library title with the book's other names (album.json's aliases): an answer in the
+configured language may name a book by the one of them in that language."""
+
+
+def _names(answer: str, name: str) -> bool:
+    """True when `answer` names `name` (two or more folded characters; Latin letters only
+    as whole words: "Us" is not named by "pause")."""
+    key = normalize(name)
+    if len(key) < 2:
+        return False
+    if key.isascii():
+        return word_run(name) in word_run(answer)
+    return key in normalize(answer)
+
+
 def mentioned_titles(answer: str, titles: list[str]) -> list[str]:
-    """Library titles (of two or more folded characters) that `answer` names; a title in
-    Latin letters only as whole words ("Us" is not named by "pause")."""
-    folded = normalize(answer)
-    words = word_run(answer)
-    found = []
-    for title in titles:
-        key = normalize(title)
-        if len(key) < 2:
-            continue
-        if key.isascii():
-            if word_run(title) in words:
-                found.append(title)
-        elif key in folded:
-            found.append(title)
-    return found
+    """Library titles that `answer` names by the title or by another name of the book
+    (`NAMES`)."""
+    return [t for t in titles if any(_names(answer, n) for n in NAMES.get(t, (t,)))]
 
 
 def _without_titles(answer: str, titles: list[str]) -> str:
@@ -325,7 +329,8 @@ def check_expect(
         why.append(f"answer does not state {expect['says_number']}")
     if "says_any" in expect:
         folded = normalize(answer)
-        if not any(normalize(s) in folded for s in expect["says_any"]):
+        said = [n for s in expect["says_any"] for n in NAMES.get(s, (s,))]  # a title's names
+        if not any(normalize(s) in folded for s in said):
             why.append(f"answer names none of {expect['says_any']}")
     if expect.get("declines"):
         lowered = answer.casefold()

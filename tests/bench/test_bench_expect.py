@@ -253,3 +253,18 @@ def test_a_latin_title_is_named_only_as_whole_words() -> None:
         "A Christmas Carol",
     ]
     assert mentioned_titles("Playing Us, episode 1; 西游记第1集", titles) == ["Us", "西游记"]
+
+
+def test_a_book_named_by_its_name_in_the_answers_language_counts() -> None:
+    from bench.expect import mentioned_titles
+
+    # album.json gives 西游记 the English name "Journey to the West"
+    assert mentioned_titles("Playing Journey to the West, episode 2", ["西游记", "1984"]) == [
+        "西游记"
+    ]
+    assert _check({"says_any": ["西游记"]}, answer="Playing Journey to the West, episode 2",
+                  lang="en") == []  # fmt: skip
+    assert _check({"says_any": ["西游记"]}, answer="Playing 1984, episode 2", lang="en")
+    assert (
+        _check({"offers_books": True}, answer="You could try Journey to the West.", lang="en") == []
+    )

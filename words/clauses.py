@@ -212,7 +212,9 @@ class Scanner:
         first = "*" if script_of(text) == "zh" else "+"
         match = re.fullmatch(
             rf"(?P<head>.*?)(?P<old>{_NUMBER_SAID})(?P<unit>[^\d,，.。…!！?？零〇一二两三四五六七八九十]{{0,12}}?)"
-            rf"{gap}{first}(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})(?:\s*(?P=unit)(?<=\S))?[\s.。!！]*",
+            rf"{gap}{first}(?:(?:{said}){gap}*)+(?P<new>{_NUMBER_SAID})(?:\s*(?P=unit)(?<=\S))?"
+            # "chapter five no wait six of the secret garden": what it is of may follow
+            rf"(?P<tail>\s+(?:of|in|from|for|please)\b[^,，.。!！?？]*)?[\s.。!！]*",
             text,
             re.IGNORECASE,
         )
@@ -222,7 +224,10 @@ class Scanner:
             return text
         from .numbers import spoken_to_digits
 
-        return spoken_to_digits(match.group("head") + match.group("new") + match.group("unit"))
+        tail = match.group("tail") or ""
+        return spoken_to_digits(
+            match.group("head") + match.group("new") + match.group("unit") + tail
+        )
 
     def _phrasal(self, text: str) -> str:
         """`text` with the object between a phrasal verb and its particle dropped ("turn

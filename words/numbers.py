@@ -207,6 +207,12 @@ def numbers_said(text: str, *, lone_one: bool = True) -> list[Said]:
         words = match.group()
         if words.lower() in ("a", "an") or (not lone_one and words.lower() in ("one",)):
             continue
+        if (
+            re.sub(r"^an?\s+", "", words.lower()) == "second"
+            and not re.search(r"\bthe\s+$", text[: match.start()], re.IGNORECASE)
+            and not _COUNTED_AFTER.match(text[match.end() :])
+        ):
+            continue  # "wait a second": a moment, no number
         unit = re.fullmatch(r"(.*\S)[\s-]+second", words, re.IGNORECASE)
         if (
             unit is not None

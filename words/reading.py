@@ -1505,6 +1505,14 @@ class _Reader:
         if named:  # "jump ahead to Sol twelve": an episode's title, not a step
             return Call("play_book", {"keyword": named})
         step = int(p.tools["seek"].get("default_seconds", 30))
+        own = re.findall(r"§D(\d+)§", clause.text)
+        claimed = any(h.kind == "pattern" and "d" in h.args for h in clause.hits)
+        if len(own) == 1 and not claimed and int(own[0]) <= 600:
+            # "back up a little like fifteen seconds": the amount said after the verb
+            step = int(own[0])
+            return Call(
+                "seek", {"seconds": -step if hit.kind == "back" else step, "relative": True}
+            )
         if len(self.durations) == 1 and "§D" not in clause.text:
             # "back up a little, like fifteen seconds": the amount said in a clause of its own
             step = self.durations[0]

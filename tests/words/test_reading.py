@@ -1344,3 +1344,20 @@ def test_both_ends_with_one_amount_and_no_more_skip_of_an_end(
 )  # fmt: skip
 def test_conditions_speeds_skips_and_run_ons_composed(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a corrected number with what it is of after it; "a second" is a moment, no number
+        ("play chapter three no wait four of frankenstein", [("play_book", {"keyword": "Frankenstein", "section": 4})]),
+        ("hang on a second pause it", [("pause", {})]),
+        ("re wind ten seconds", [("seek", {"seconds": -10, "relative": True})]),
+        # the amount said after a verb of seeking a little is the step
+        ("go back a bit like twenty seconds", [("seek", {"seconds": -20, "relative": True})]),
+        # a series is asked about only for words after its title that no command holds
+        ("放三体 声音大点", [("play_book", {"keyword": "三体"}), ("volume_up", {})]),
+    ],
+)  # fmt: skip
+def test_corrections_moments_and_amounts_after_a_verb(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

@@ -628,6 +628,8 @@ class Scanner:
             p = self.phrases(script)
             text = PLACEHOLDER.sub(" ", clause.text)
             words = {k: list(p.words(k)) for k in ("episode_nouns", "finish_words", "until_words")}
+            if script == "en":  # "when this story's done": the noun with its 's
+                words["episode_nouns"] += [f"{n}'s" for n in words["episode_nouns"]]
             if not all(words.values()):
                 continue
             nouns, finish, until = (p.bounded(w) for w in words.values())

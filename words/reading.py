@@ -237,6 +237,7 @@ class _Reader:
         self.titles_found: list[Named] = []
         self._at = 0  # where the act being read stands in its clause
         self._given: set[int] = set()  # clauses whose amount a skip said before took
+        self._described: set[int] = set()  # clauses whose amount only told how long
         self._pronoun_title = False  # a title made of pronouns named by them ("play it")
 
     def phrases(self, script: str) -> Phrases:
@@ -755,6 +756,8 @@ class _Reader:
                                    and self._amount_alone(c))]  # fmt: skip
         said: list[int] = []
         for piece in near:
+            if id(piece) in self._described:
+                continue
             said += [int(s) for s in re.findall(r"§D(\d+)§", piece.text)]
             said += [abs(int(e)) for e in re.findall(r"§E(-?\d+)§", piece.text)]
             plain = _DECIMAL.sub(" ", PLACEHOLDER.sub(" ", piece.text))
@@ -1614,7 +1617,7 @@ class _Reader:
             if (
                 claimed
                 and every
-                and not amounts
+                and (not amounts or not self._skip_verb_in([clause]))
                 and self._skip_verb_in([later])
                 and all(h.tool in ("seek", "set_skip") for h in later.hits if h.tool in COMMANDS)
             ):  # "每集最后那段主题曲，跳过半分钟就行": the skip's amount, not a seek
@@ -1627,6 +1630,11 @@ class _Reader:
                 if sign_here:
                     sign = 1 if said("more_words", later.text) else -1
                 self._given.add(id(later))  # "十五秒就够了": its words are the amount's
+                if amounts and not self._skip_verb_in([clause]) and self._skip_verb_in([later]):
+                    # "每回前面那个回顾都一分多钟，以后直接跳过七十秒": the first told how
+                    # long it is, the verb's amount is the one to set
+                    self._described.add(id(clause))
+                    amounts = []
                 amounts += given
         if amounts and not sign_here:
             sign = 0

@@ -1564,6 +1564,23 @@ class _Reader:
 
         verb = self._skip_verb_in(self.clauses)
         every = self.scan.count(self.clauses, "every_episode") > 0
+        # a skip turned off, said with a negation, or asked about speaks of the setting,
+        # whose bare words of start and end then count as beside a word of every episode
+        negations = self.phrases(script).words("negations")
+        setting = (
+            script == "en"
+            and self._skip_verb_in([clause])
+            and (
+                clause.question
+                or bool(
+                    said(
+                        "off_words",
+                        re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text),
+                    )
+                )
+                or any(said_in(w, text, script) for w in negations)
+            )
+        )
         # "cut off the end": a verb of cutting, not a word of no skip
         uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
 
@@ -1585,7 +1602,7 @@ class _Reader:
             for end in ("intro", "outro"):
                 if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
                     found.add(end)
-                elif every and said(f"{end}_bare", piece):
+                elif (every or setting) and said(f"{end}_bare", piece):
                     found.add(end)  # "for every chapter skip the beginning part, 40 seconds"
             return found
 
@@ -1687,7 +1704,9 @@ class _Reader:
                 return Hit("set_skip", "topic", 0, 0,
                            {**dict.fromkeys(sorted(ends), sign * value), "relative": True})  # fmt: skip
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), value))
-        if said("off_words", uncut):
+        if said("off_words", uncut) or (
+            setting and any(said_in(w, text, script) for w in negations) and not clause.question
+        ):  # a negated verb of skipping and no amount: no more skipping that end
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), 0))
         if sign:
             step = int(data.get("step_seconds", 5))

@@ -1361,3 +1361,27 @@ def test_conditions_speeds_skips_and_run_ons_composed(utterance: str, expected: 
 )  # fmt: skip
 def test_corrections_moments_and_amounts_after_a_verb(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # from a new user's trial: the bare end of a skip that is turned off or asked about
+        ("stop skipping the start", [("set_skip", {"intro": 0})]),
+        ("i dont want skip the end", [("set_skip", {"outro": 0})]),
+        ("why you skip the start", [("get_status", {"about": "skip"})]),
+        ("how many second do you skip", [("get_status", {"about": "skip"})]),
+        # the speed asked or set back, composed; a step of the pace said as 放慢
+        ("what is the speed at the moment", [("get_status", {})]),
+        ("speed normal please", [("set_speed", {"rate": 1.0})]),
+        ("放慢一丢丢", [("set_speed", {"step": -1})]),
+        ("来个正常点的速度", [("set_speed", {"rate": 1.0})]),
+        # a count before its noun, the way after it; go with an episode
+        ("three chapter forward", [("next_episode", {}), ("next_episode", {}), ("next_episode", {})]),
+        ("go chapter four", [("play_book", {"section": 4})]),
+        ("the volume is too big", [("volume_down", {})]),
+        ("skip start 20 second for all chapter", [("set_skip", {"intro": 20})]),
+    ],
+)  # fmt: skip
+def test_a_new_users_requests_of_skip_speed_and_chapters(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

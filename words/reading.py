@@ -861,11 +861,26 @@ class _Reader:
         if (
             speed
             and volume
-            and volume[0] is not speed[0]
+            and volume[1].kind == "cues"
+            and re.search(r"\b(?:slow|speed)\s*$", volume[0].text[: volume[1].start])
+        ):  # "slow down a bit": the verb of speed's own particle, no volume
+            kept.pop("volume", None)
+            volume = None
+        if (
+            speed
+            and volume
             and volume[1].tool in ("volume_up", "volume_down")
             and volume[1].kind == "cues"
             and self.scan.loudness([volume[0]]) is not None
-        ):
+            and (
+                volume[0] is not speed[0]
+                or all(
+                    self._signal(volume[0].text[h.start : h.end])
+                    for h in volume[0].hits
+                    if h.tool in ("volume_up", "volume_down") and not h.negated
+                )
+            )
+        ):  # "奶奶耳朵不好使你念慢点儿": the ears are the speed's reason, not the volume's
             kept.pop("volume", None)
         if (
             speed
@@ -1713,6 +1728,14 @@ class _Reader:
             return Hit("set_skip", "topic", 0, 0,
                        {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
+
+    def _signal(self, words: str) -> bool:
+        """True when `words` (a volume hit's) tell of the ears or the room ("听不清"), not
+        ask for a volume ("声音大点")."""
+        script = script_of(words)
+        p = self.phrases(script)
+        return any(said_in(w, words, script) for k in ("louder_signals", "quieter_signals")
+                   for w in p.words(k))  # fmt: skip
 
     def _skip_verb_in(self, clauses: list[Clause], key: str = "verbs") -> bool:
         """True when a word of the skip's list `key` is said in one of `clauses`: by default

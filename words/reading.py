@@ -822,6 +822,10 @@ class _Reader:
             in (("next_episode", "cues"), ("play_book", "cues"))
             and not playback[0].titles
             and "§E" not in playback[0].text
+            and not re.search(
+                r"[集章回节]|\b(?:episode|chapter|part|track)",
+                playback[0].text[playback[1].start : playback[1].end],
+            )  # "…然后播下一集": the next episode said
         ):  # "每集开头那段音乐烦死了，给我跳过去": the skip's verb, not the next episode;
             del kept["playback"]  # "…，开头几句都没了": a remark on the skip, no book
         playback, sleep = kept.get("playback"), kept.get("sleep")

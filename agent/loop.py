@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from typing import Any
 
-from words import Reading, TitleIndex
+from words import Reading, TitleIndex, amount_reply
 from words import fold as fold_words
 from words import read as read_words
 
@@ -52,6 +52,8 @@ MAX_UTTERANCE_CHARS = 500
 """Longer transcripts are cut to this many characters before they reach the model."""
 
 PROPOSAL_WAIT_S = 60.0
+AMOUNT_QUESTIONS = frozenset({"skip", "speed", "speed_range", "when"})
+"""The questions of how much (`clarify_*`) whose answer may be an amount alone."""
 """Seconds a call asked about ("Do you want me to slow it down?") waits for a yes."""
 
 INJECTION_WAIT_S = 30.0
@@ -203,6 +205,8 @@ class Agent:
         self._injections: deque[tuple[float, str]] = deque()  # (monotonic s, text)
         self.confirm = frozenset(confirm)
         self._proposal: tuple[float, str, dict[str, Any]] | None = None  # (monotonic s, …)
+        # the request the box last asked how much of ("skip the intro": how many seconds?)
+        self._asked: tuple[float, str] | None = None
         self.defer_trace = False
         """True: `run` leaves logging the timings and writing the trace to `finish`."""
 
@@ -372,6 +376,16 @@ class Agent:
         turn.reading = reading.why
         utterance = reading.text
         proposal, self._proposal = self._proposal, None
+        asked, self._asked = self._asked, None
+        if (
+            asked is not None
+            and time.monotonic() - asked[0] <= PROPOSAL_WAIT_S
+            and amount_reply(utterance, self.language)
+        ):  # "二十秒" after "片头或片尾要跳过多少秒？": the amount of the request asked about
+            joined = f"{asked[1]}{'，' if self.language == 'zh' else ', '}{utterance}"
+            reading = self.read(joined)
+            turn.reading = f"{reading.why} (the answer to the question asked)"
+            utterance = reading.text
         if (
             proposal is not None
             and reading.reply
@@ -781,6 +795,8 @@ class Agent:
                 turn.answer = text["choose"].format(items=self._join(titles))
             elif kind == "clarify":
                 turn.answer = text[f"clarify_{titles[0]}"]
+                if titles[0] in AMOUNT_QUESTIONS:  # the answer may be an amount alone
+                    self._asked = (time.monotonic(), reading.text)
             else:
                 turn.answer = self._which(self._offer_titles(context, schema))
             return True

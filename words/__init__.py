@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .amounts import clock_said, durations_said, percents_said
 from .numbers import chinese_number, number_value, numbers_said, section_number, spoken_to_digits
-from .reading import Call, Reading, Ref, read
+from .reading import Call, Reading, Ref, amount_reply, read
 from .text import clean_transcript, fold, normalize
 from .titles import Named, TitleIndex, match_score, title_named
 
@@ -27,6 +27,7 @@ __all__ = [
     "Reading",
     "Ref",
     "TitleIndex",
+    "amount_reply",
     "chinese_number",
     "clean_transcript",
     "clock_said",

@@ -50,12 +50,12 @@ from .clauses import (
     script_of,
     strip_words,
 )
-from .numbers import english_number, number_value, numbers_said
+from .numbers import english_number, number_value, numbers_said, spoken_to_digits
 from .phrases import Phrases, load
 from .text import clean_transcript, fold
 from .titles import Named, TitleIndex, _capitalised, function_only
 
-__all__ = ["Call", "Reading", "Ref", "read"]
+__all__ = ["Call", "Reading", "Ref", "amount_reply", "read"]
 
 
 class Ref(StrEnum):
@@ -1977,3 +1977,40 @@ def read(utterance: str, language: str = "zh", index: TitleIndex | None = None) 
     """The reading of `utterance` on a box speaking `language` ("zh"/"en"), with the
     library's titles from `index` (see the module docstring)."""
     return _Reader(utterance, language, index).read()
+
+
+_REPLY_WORDS = {
+    "zh": ("就", "吧", "大概", "左右", "差不多", "吧", "啊", "呀", "嗯", "那就", "改成", "调到", "调成",
+           "跳", "跳过", "就行", "就好", "可以"),
+    "en": ("make", "it", "that", "set", "to", "about", "around", "like", "just", "instead", "then",
+           "please", "ok", "okay", "maybe", "say", "um", "uh", "yeah", "for", "of", "skip"),
+}  # fmt: skip
+"""Words an answer of an amount may carry besides it ("大概二十秒吧", "make it twenty")."""
+
+
+def amount_reply(utterance: str, language: str = "zh") -> bool:
+    """True when `utterance` says an amount and next to nothing else ("二十秒", "大概半分钟吧",
+    "thirty seconds please", "make it 1.5", "twenty minutes instead"): the answer to a
+    question of how much the box asked, to be read with the request that was asked about.
+    False when it says no amount or says more ("二十秒后暂停")."""
+    text = spoken_to_digits(clean_transcript(utterance)).strip().lower()
+    if not text:
+        return False
+    spans = [(a, b) for _, a, b in duration_spans(text)]
+    for said in numbers_said(text):
+        spans.append((said.start, said.end))
+    spans += [(m.start(), m.end()) for m in _DECIMAL.finditer(text)]
+    if not spans:
+        return False
+    rest = list(text)
+    for a, b in spans:
+        rest[a:b] = " " * (b - a)
+    rest_text = re.sub(r"[\s,.!?，。！？、…倍x]+", " ", "".join(rest))
+    rest_text = re.sub(r"\b(?:seconds?|secs?|minutes?|mins?|times?|speed)\b|秒钟?|分钟?|倍速?", " ",
+                       rest_text)  # fmt: skip
+    p = load(language if language in ("zh", "en") else script_of(text))
+    words = sorted({*_REPLY_WORDS.get(p.language, ()), *p.words("fillers")}, key=len, reverse=True)
+    left = strip_words(rest_text.strip(), words, p.language).strip()
+    if p.language == "en":
+        return not left.split()
+    return len(re.sub(r"\s", "", left)) == 0

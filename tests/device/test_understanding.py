@@ -159,3 +159,26 @@ async def test_a_title_the_library_lacks_plays_no_other_book(
         assert _state(player)[1:3] == ("西游记", 2), turn.answer
     finally:
         await player.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "asking", "answer", "intro"),
+    [("zh", "跳过片头", "二十秒", 20.0), ("en", "skip the intro", "thirty seconds please", 30.0)],
+)
+async def test_an_amount_alone_answers_the_question_of_how_much(
+    tmp_path: Path, library: Path, language: str, asking: str, answer: str, intro: float
+) -> None:
+    player, agent = await _device(tmp_path, language, library)
+    try:
+        await player.play_book("西游记", section=2)
+        album = player.now.detail.album
+        asked = await _turn(agent, asking)  # no amount: asked how many seconds
+        assert re.search(r"[?？]", asked.answer) and player.book_settings(album)[1] == 0
+        await _turn(agent, answer)  # the answer alone: the skip asked about, that long
+        assert player.book_settings(album)[1] == intro
+        assert _state(player)[1:3] == ("西游记", 2)  # no seek, no other episode
+        before = player.book_settings(album)
+        await _turn(agent, answer)  # no question pending: nothing is set from it
+        assert player.book_settings(album) == before
+    finally:
+        await player.close()

@@ -1385,3 +1385,20 @@ def test_corrections_moments_and_amounts_after_a_verb(utterance: str, expected: 
 )  # fmt: skip
 def test_a_new_users_requests_of_skip_speed_and_chapters(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "language", "alone"),
+    [
+        ("二十秒", "zh", True), ("大概半分钟吧", "zh", True), ("一点五倍", "zh", True),
+        ("thirty seconds please", "en", True), ("make it 1.5", "en", True),
+        ("twenty minutes instead", "en", True), ("二十秒后暂停", "zh", False),
+        ("play chapter 3", "en", False), ("yes", "en", False), ("stop in ten minutes", "en", False),
+    ],
+)  # fmt: skip
+def test_an_amount_alone_is_an_answer_of_how_much(
+    utterance: str, language: str, alone: bool
+) -> None:
+    from words import amount_reply
+
+    assert amount_reply(utterance, language) is alone

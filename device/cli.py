@@ -597,6 +597,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args, cfg)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # "xiaoting status | head": the reader went away; nothing more to say, and no
+        # second error when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as err:  # one clear line instead of a traceback; --debug shows it
         from device import model_files
 

@@ -292,3 +292,17 @@ def test_tool_list_names_every_player_tool(tmp_path: Path, capsys) -> None:
         assert name in out
     assert main(["--config", str(_config_file(tmp_path)), "tool"]) == 2
     assert "--list" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path: Path) -> None:
+    """`xiaoting tool --list | head -1`: the pipe closed early is no error to report."""
+    config = _config_file(tmp_path)
+    listing = subprocess.Popen(
+        [*CLI, "--config", str(config), "tool", "--list"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    listing.stdout.read(1)
+    listing.stdout.close()  # the reader goes away after one byte
+    err = listing.stderr.read().decode()
+    listing.wait(T)
+    assert "BrokenPipeError" not in err and "Traceback" not in err, err

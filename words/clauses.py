@@ -437,10 +437,30 @@ class Scanner:
             finish = set(p.words("finish_words"))
             hits = [h for h in hits if text[h.start : h.end] not in finish
                     or not re.search(until, text[: h.start])]  # fmt: skip
+        if script == "zh":  # "一倍半就够了": enough of an amount, no stop
+            hits = [h for h in hits if not (h.tool == "stop" and text[h.start : h.end].startswith("够")
+                                            and text[max(0, h.start - 1) : h.start] == "就")]  # fmt: skip
         for hit in hits:
             # "别这么吵" is a complaint (quieter), "别停" a negated stop
             complaint = re.match(r"这么|那么|太", text[hit.start : hit.end])
             hit.negated = not complaint and self._negated(text[: hit.start], script)
+        for hit in sorted(hits, key=lambda h: h.start):
+            # "don't go on to the next chapter": a hit inside a negated one is too, and so is
+            # one its verb leads to ("don't carry on into the next one")
+            if not hit.negated and any(
+                o.negated
+                and (
+                    (o.tool == hit.tool and o.start < hit.end and hit.start < o.end)
+                    or (
+                        o.end <= hit.start
+                        and (o.tool == "resume" or o.kind == "continue")
+                        and hit.tool == "next_episode"
+                        and re.fullmatch(r"\s*(?:on\s+)?(?:in)?to\s+(?:the\s+)?", text[o.end : hit.start])
+                    )
+                )
+                for o in hits
+            ):
+                hit.negated = True
         # the question mark after the clause is the clause's own ("这集完了它会自己停吧？")
         asked = re.match(r"\s*[?？]", masked[offset + len(text) :]) is not None
         question = self._question(text, script, hits, asked)

@@ -591,6 +591,17 @@ class _Reader:
             )
         ):  # "这章太拖了，换下一章": the pace is the reason to move on, not a speed asked
             del kept["speed"]
+        sleep = kept.get("sleep")
+        if sleep is not None and "d" in sleep[1].args and sleep[1].kind == "pattern":
+            at = self.clauses.index(sleep[0])
+            later = self.clauses[at + 1 :]
+            if self.scan.count(later, "corrections", "clause_alone") and self.scan.episode_end(
+                later
+            ):  # "turn off in forty minutes no wait just when this chapter ends": the end
+                kept["sleep"] = (
+                    later[-1],
+                    Hit("sleep_timer", "pattern", 0, 0, {"episode_end": "end"}),
+                )
         volume = kept.get("volume")
         if (
             volume is not None
@@ -1034,6 +1045,15 @@ class _Reader:
             return cancel[0]
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
+        onward = [h for h in clause.hits if h.negated and h.tool == "next_episode"]
+        if (
+            onward
+            and not clause.question
+            and not any(h.tool in COMMANDS and h.tool != "resume" for h in live)
+        ):  # "别放下一集", "don't carry on into the next one": this episode is the last
+            return Hit(
+                "sleep_timer", "pattern", onward[0].start, onward[0].end, {"episode_end": "next"}
+            )
         if unset and not clause.question:  # "don't stop at the end of the chapter": no timer
             return Hit("sleep_timer", "cancel", unset[0].start, unset[0].end)
         if (
@@ -1587,7 +1607,7 @@ class _Reader:
         # whose bare words of start and end then count as beside a word of every episode
         negations = self.phrases(script).words("negations")
         setting = (
-            script == "en"
+            (script == "en" or clause.question)
             and self._skip_verb_in([clause])
             and (
                 clause.question

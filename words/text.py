@@ -48,7 +48,7 @@ def has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
-_DIALECT = str.maketrans({"俺": "我", "喽": "了"})
+_DIALECT = str.maketrans({"俺": "我", "喽": "了", "蹦": "跳"})
 """Regional words folded to the common ones, a character for a character (spans keep
 their places): 俺 is 我 in the north ("给俺放", "俺得去"), 喽 is 了 ("关喽")."""
 

@@ -1197,10 +1197,10 @@ def test_a_fraction_of_a_unit_is_its_share(text: str, seconds: int) -> None:
          [("set_skip", {"intro": 20, "outro": 10})]),
         # once, in the episode playing: a seek, not a skip setting
         ("that opening drags, jump ahead a minute", [("seek", {"seconds": 60, "relative": True})]),
-        # fast forward *to* a time is a position; a negated next with its verb
+        # fast forward *to* a time is a position; a negated next with its verb: the episode playing is the last
         ("快进到三分钟", [("seek", {"seconds": 180})]),
         ("fast forward to four minutes", [("seek", {"seconds": 240})]),
-        ("别播下一集", []),
+        ("别播下一集", [("sleep_timer", {"end_of_episode": True})]),  # this episode is the last
         ("let this chapter finish and then lights out", [("sleep_timer", {"end_of_episode": True})]),
         # the episode said, not a bare verb of wanting after it; a book's episode just heard
         ("jump to the final chapter, we want to find out who did it", [("play_book", {"section": -1})]),
@@ -1402,3 +1402,25 @@ def test_an_amount_alone_is_an_answer_of_how_much(
     from words import amount_reply
 
     assert amount_reply(utterance, language) is alone
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a negated next, its verb leading to it: this episode is the last
+        ("please don't go on into the next chapter", [("sleep_timer", {"end_of_episode": True})]),
+        # a timer corrected to the episode's end
+        ("stop in twenty minutes no wait when this chapter ends", [("sleep_timer", {"end_of_episode": True})]),
+        # enough of an amount is no stop; 蹦 is 跳; 头尾 are both ends; 到 an episode plays it
+        ("调成两倍，不对，一点五就够了", [("set_speed", {"rate": 1.5})]),
+        ("往后蹦两章", [("next_episode", {}), ("next_episode", {})]),
+        ("头尾各甩掉十秒", [("set_skip", {"intro": 10, "outro": 10})]),
+        ("直接到第十二回", [("play_book", {"section": 12})]),
+        ("恢复成原来那个速度", [("set_speed", {"rate": 1.0})]),
+        ("片头现在跳了多少秒", [("get_status", {"about": "skip"})]),
+        ("到时候它会自己停吗", [("get_status", {"about": "sleep"})]),
+        ("go to thenext chapter", [("next_episode", {})]),
+    ],
+)  # fmt: skip
+def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

@@ -455,7 +455,9 @@ class Scanner:
                         o.end <= hit.start
                         and (o.tool == "resume" or o.kind == "continue")
                         and hit.tool == "next_episode"
-                        and re.fullmatch(r"\s*(?:on\s+)?(?:in)?to\s+(?:the\s+)?", text[o.end : hit.start])
+                        and re.fullmatch(
+                            r"\s*(?:on\s+)?(?:in)?to\s+(?:the\s+)?", text[o.end : hit.start]
+                        )
                     )
                 )
                 for o in hits

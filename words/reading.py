@@ -1603,6 +1603,8 @@ class _Reader:
 
         verb = self._skip_verb_in(self.clauses)
         every = self.scan.count(self.clauses, "every_episode") > 0
+        # "cut off the end": a verb of cutting, not a word of no skip
+        uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
         # a skip turned off, said with a negation, or asked about speaks of the setting,
         # whose bare words of start and end then count as beside a word of every episode
         negations = self.phrases(script).words("negations")
@@ -1611,17 +1613,10 @@ class _Reader:
             and self._skip_verb_in([clause])
             and (
                 clause.question
-                or bool(
-                    said(
-                        "off_words",
-                        re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text),
-                    )
-                )
+                or bool(said("off_words", uncut))
                 or any(said_in(w, text, script) for w in negations)
             )
         )
-        # "cut off the end": a verb of cutting, not a word of no skip
-        uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
 
         def ends_in(piece: str) -> set[str]:
             found = set()
@@ -1999,15 +1994,6 @@ def read(utterance: str, language: str = "zh", index: TitleIndex | None = None) 
     return _Reader(utterance, language, index).read()
 
 
-_REPLY_WORDS = {
-    "zh": ("就", "吧", "大概", "左右", "差不多", "吧", "啊", "呀", "嗯", "那就", "改成", "调到", "调成",
-           "跳", "跳过", "就行", "就好", "可以"),
-    "en": ("make", "it", "that", "set", "to", "about", "around", "like", "just", "instead", "then",
-           "please", "ok", "okay", "maybe", "say", "um", "uh", "yeah", "for", "of", "skip"),
-}  # fmt: skip
-"""Words an answer of an amount may carry besides it ("大概二十秒吧", "make it twenty")."""
-
-
 def amount_reply(utterance: str, language: str = "zh") -> bool:
     """True when `utterance` says an amount and next to nothing else ("二十秒", "大概半分钟吧",
     "thirty seconds please", "make it 1.5", "twenty minutes instead"): the answer to a
@@ -2029,7 +2015,7 @@ def amount_reply(utterance: str, language: str = "zh") -> bool:
     rest_text = re.sub(r"\b(?:seconds?|secs?|minutes?|mins?|times?|speed)\b|秒钟?|分钟?|倍速?", " ",
                        rest_text)  # fmt: skip
     p = load(language if language in ("zh", "en") else script_of(text))
-    words = sorted({*_REPLY_WORDS.get(p.language, ()), *p.words("fillers")}, key=len, reverse=True)
+    words = sorted({*p.words("amount_reply_words"), *p.words("fillers")}, key=len, reverse=True)
     left = strip_words(rest_text.strip(), words, p.language).strip()
     if p.language == "en":
         return not left.split()

@@ -287,8 +287,13 @@ async def run_requests(
         album_id = (await album(player, spec.title)).album.id
         ids.update({album_id, album_id.split(":", 1)[-1]})
     rows = []
+    agent = device.runtime.app.agent
     for request in requests:
         await apply_setup(player, request.get("setup", {}))
+        # each request is a conversation of its own: no yes, nor an amount alone, answers
+        # what the box asked the one before
+        if hasattr(agent, "forget"):
+            agent.forget()
         before = observe(player)
         started = time.perf_counter()
         try:

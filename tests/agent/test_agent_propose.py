@@ -188,3 +188,12 @@ async def test_an_amount_not_carried_is_asked_about_and_a_yes_makes_the_step() -
     assert turn.answer == "你是要我把声音调大吗？" and made == []
     done = await run(agent, "嗯，对")
     assert made == ["volume_up"] and done.answer == "音量已调到70%"
+
+
+async def test_forget_drops_the_guess_asked_about() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, PAUSE])
+    await run(agent, REMARK)
+    agent.forget()  # the benchmark's next request is a new exchange
+    await run(agent, "yes please")
+    assert library.calls == []

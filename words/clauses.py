@@ -674,10 +674,12 @@ class Scanner:
     def count(self, clauses: list[Clause], *names: str) -> int:
         """How many words of the lexicon lists `names` the clauses say (titles, amounts and
         episodes masked out), each in its clause's own language."""
-        count = 0
-        for clause in clauses:
-            script = script_of(clause.text)
-            p = self.phrases(script)
-            text = PLACEHOLDER.sub(" ", clause.text)
-            count += sum(said_in(w, text, script) for name in names for w in p.words(name))
-        return count
+        return sum(self.said(clause.text, *names) for clause in clauses)
+
+    def said(self, text: str, *names: str) -> int:
+        """How many words of the lexicon lists `names` `text` says, in its own language
+        (titles, amounts and episodes masked out)."""
+        script = script_of(text)
+        p = self.phrases(script)
+        plain = PLACEHOLDER.sub(" ", text)
+        return sum(said_in(w, plain, script) for name in names for w in p.words(name))

@@ -890,7 +890,9 @@ class _Reader:
             and (
                 volume[0] is not speed[0]
                 or all(
-                    self._signal(volume[0].text[h.start : h.end])
+                    self.scan.said(
+                        volume[0].text[h.start : h.end], "louder_signals", "quieter_signals"
+                    )
                     for h in volume[0].hits
                     if h.tool in ("volume_up", "volume_down") and not h.negated
                 )
@@ -1607,15 +1609,11 @@ class _Reader:
         uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
         # a skip turned off, said with a negation, or asked about speaks of the setting,
         # whose bare words of start and end then count as beside a word of every episode
-        negations = self.phrases(script).words("negations")
+        negated = any(said_in(w, text, script) for w in self.phrases(script).words("negations"))
         setting = (
             (script == "en" or clause.question)
             and self._skip_verb_in([clause])
-            and (
-                clause.question
-                or bool(said("off_words", uncut))
-                or any(said_in(w, text, script) for w in negations)
-            )
+            and (clause.question or bool(said("off_words", uncut)) or negated)
         )
 
         def ends_in(piece: str) -> set[str]:
@@ -1739,7 +1737,7 @@ class _Reader:
                            {**dict.fromkeys(sorted(ends), sign * value), "relative": True})  # fmt: skip
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), value))
         if said("off_words", uncut) or (
-            setting and any(said_in(w, text, script) for w in negations) and not clause.question
+            setting and negated and not clause.question
         ):  # a negated verb of skipping and no amount: no more skipping that end
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), 0))
         if sign:
@@ -1747,14 +1745,6 @@ class _Reader:
             return Hit("set_skip", "topic", 0, 0,
                        {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
-
-    def _signal(self, words: str) -> bool:
-        """True when `words` (a volume hit's) tell of the ears or the room ("听不清"), not
-        ask for a volume ("声音大点")."""
-        script = script_of(words)
-        p = self.phrases(script)
-        return any(said_in(w, words, script) for k in ("louder_signals", "quieter_signals")
-                   for w in p.words(k))  # fmt: skip
 
     def _skip_verb_in(self, clauses: list[Clause], key: str = "verbs") -> bool:
         """True when a word of the skip's list `key` is said in one of `clauses`: by default

@@ -21,10 +21,12 @@ from typing import Any
 from words import Reading, TitleIndex, amount_reply
 from words import fold as fold_words
 from words import read as read_words
+from words.analogs import Analogs, call_intent
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastPath, Plan
 from .grammar import (
+    EPISODE,
     PLAYBACK_STATE,
     TITLE,
     Constraints,
@@ -150,7 +152,9 @@ class Agent:
     are asked about first: a first call that changes playback although the words point at
     no such tool ("she sounds like a chipmunk") is said back as a question ("Do you want
     me to slow it down?", `propose.describe`) and made when the next utterance, within
-    `PROPOSAL_WAIT_S`, says yes.
+    `PROPOSAL_WAIT_S`, says yes; unless `analogs` (`words.Analogs`; by default the bank
+    shipped with the package, None for none) finds that the requests most like this one
+    asked for what the call does (`words.analogs.AGREE` of them): then it is made.
     """
 
     def __init__(
@@ -174,6 +178,7 @@ class Agent:
         index: Callable[[], TitleIndex] | None = None,
         spoken: Callable[[str], str] | None = None,
         confirm: Collection[str] = ("local",),
+        analogs: Analogs | bool | None = True,
     ) -> None:
         if language not in _TEXT:
             raise ValueError(f"language must be 'zh' or 'en', got {language!r}")
@@ -204,6 +209,7 @@ class Agent:
         self._warned_fit = False
         self._injections: deque[tuple[float, str]] = deque()  # (monotonic s, text)
         self.confirm = frozenset(confirm)
+        self.analogs = Analogs.load() if analogs is True else (analogs or None)
         self._proposal: tuple[float, str, dict[str, Any]] | None = None  # (monotonic s, …)
         # the request the box last asked how much of ("skip the intro": how many seconds?)
         self._asked: tuple[float, str] | None = None
@@ -574,22 +580,30 @@ class Agent:
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
             if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
-                call = f"{reply.tool} {json.dumps(reply.arguments, ensure_ascii=False)}"
-                arguments, which = self._guess_book(reply)
-                if which is not None:
-                    # "Do you want me to play dinner?": a book the library does not hold
-                    # is no guess to offer; which book, then.
-                    step.thought = f"{reply.thought} (asked which book: {call})"
-                    self._ask_instead(turn, step, which, on_step)
-                    return
-                question = self._describe(reply.tool, arguments)
-                if question is not None:
-                    # The words point at no such call: ask before changing what plays.
-                    step.thought = f"{reply.thought} (asked first: {call})"
-                    names = self._names(constraints.names)
-                    answer = _without_ids(text["propose"].format(act=question), names)
-                    self._ask_instead(turn, step, answer, on_step, (reply.tool, arguments))
-                    return
+                analog = self._analog(step, reply, reading, context_data, context_schema)
+                if analog is not None and analog != reply:
+                    # The model's guess is not what requests like this one ask for, and
+                    # they agree on a call that needs nothing more from the words.
+                    reply = analog
+                    step.action, step.arguments = reply.tool, reply.arguments
+                    call_key = _call_key(reply.tool, reply.arguments)
+                elif analog is None:
+                    call = f"{reply.tool} {json.dumps(reply.arguments, ensure_ascii=False)}"
+                    arguments, which = self._guess_book(reply)
+                    if which is not None:
+                        # "Do you want me to play dinner?": a book the library does not hold
+                        # is no guess to offer; which book, then.
+                        step.thought = f"{reply.thought} (asked which book: {call})"
+                        self._ask_instead(turn, step, which, on_step)
+                        return
+                    question = self._describe(reply.tool, arguments)
+                    if question is not None:
+                        # The words point at no such call: ask before changing what plays.
+                        step.thought = f"{reply.thought} (asked first: {call})"
+                        names = self._names(constraints.names)
+                        answer = _without_ids(text["propose"].format(act=question), names)
+                        self._ask_instead(turn, step, answer, on_step, (reply.tool, arguments))
+                        return
             tool_start = time.perf_counter()
             result = await self._call_tool(reply.tool, reply.arguments, cancel, "agent")
             if result is None:
@@ -641,6 +655,38 @@ class Agent:
         if reply.tool in reading.tools:
             return False
         return not (reply.tool in ("play_book", "search_and_play") and reading.named)
+
+    def _analog(
+        self,
+        step: Step,
+        reply: Action,
+        reading: Reading,
+        context: dict[str, Any] | None,
+        schema: dict[str, Any] | None,
+    ) -> Action | None:
+        """What the requests most like this one say of a guessed call (`words.analogs`):
+        `reply` itself when they ask for what it does (two judges that share nothing
+        agree: it is made, not asked about); another call when they agree, surely, on one
+        that needs no amount and no book from the words (`Vote.call`: one step of the
+        volume or the speed, the end-of-episode timer, pause, next…) and it is registered;
+        None when they say neither (the guess is asked about). The vote goes into the
+        step's Thought for the trace."""
+        if self.analogs is None:
+            return None
+        now = _now(context, schema)
+        vote = self.analogs.vote(reading)
+        said = f"the requests most like it ask for {vote.intent}, {vote.share:.0%} of their weight"
+        if vote.backs(call_intent(reply.tool, reply.arguments, now)):
+            step.thought = f"{reply.thought} (made: {said})"
+            return reply
+        instead = vote.call()
+        if instead is None:
+            return None
+        tool = self.registry.get(instead[0])
+        if tool is None or (tool.needs_loaded and schema is not None and not now["title"]):
+            return None
+        step.thought = f"{reply.thought} (made {instead[0]} instead of {reply.tool}: {said})"
+        return Action(instead[0], instead[1], reply.thought)
 
     def _guess_book(self, reply: Action) -> tuple[dict[str, Any], str | None]:
         """The arguments to offer for a guessed call and, for a book the library does not
@@ -780,17 +826,7 @@ class Agent:
         turn.backend = "fastpath"
         if plan.ask is not None and plan.ask[0] == "propose" and plan.calls:
             # "the baby just fell asleep": a step of the volume is a guess; asked about first
-            first = plan.calls[0]
-            question = self._describe(first.tool, first.arguments)
-            if question is not None:
-                thought = f"words: {reading.why} (asked first: {first.tool})"
-                step = Step(
-                    len(turn.steps) + 1, StepKind.FINAL, backend="fastpath", thought=thought
-                )
-                proposal = (first.tool, dict(first.arguments))
-                self._ask_instead(
-                    turn, step, text["propose"].format(act=question), on_step, proposal
-                )
+            if self._propose(turn, reading, plan, plan.calls[0].tool, on_step):
                 return True
             plan = Plan(calls=plan.calls)
         if plan.ask is not None:
@@ -808,6 +844,16 @@ class Agent:
             else:
                 turn.answer = self._which(self._offer_titles(context, schema))
             return True
+        if self.analogs is not None and plan.calls:
+            vote = self.analogs.vote(reading)
+            now = _now(context, schema)
+            if vote.doubts(call_intent(c.tool, c.arguments, now) for c in plan.calls):
+                # "ow that's hurting my ears" read as louder: requests very like it ask for
+                # something else, so the reading is asked about, not made.
+                why = f"the requests most like it ask for {vote.intent}"
+                why += f", {vote.share:.0%} of their weight"
+                if self._propose(turn, reading, plan, why, on_step):
+                    return True
         answers: list[str] = []
         for call in plan.calls:
             thought = f"words: {reading.why}"
@@ -826,6 +872,27 @@ class Agent:
                 a.rstrip("。.") for a in answers
             )
             turn.answer = joined + ("。" if self.language == "zh" else ".")
+        return True
+
+    def _propose(
+        self,
+        turn: TurnResult,
+        reading: Reading,
+        plan: Plan,
+        why: str,
+        on_step: StepCallback | None,
+    ) -> bool:
+        """Ask about the first call of `plan` ("Do you want me to turn it down?") instead of
+        making it, `why` in the Thought; a yes next turn makes it. False when the call cannot
+        be said (`propose.describe`)."""
+        first = plan.calls[0]
+        question = self._describe(first.tool, first.arguments)
+        if question is None:
+            return False
+        thought = f"words: {reading.why} (asked first: {why})"
+        step = Step(len(turn.steps) + 1, StepKind.FINAL, backend="fastpath", thought=thought)
+        answer = _TEXT[self.language]["propose"].format(act=question)
+        self._ask_instead(turn, step, answer, on_step, (first.tool, dict(first.arguments)))
         return True
 
     def _join(self, titles: tuple[str, ...] | list[str]) -> str:
@@ -961,6 +1028,16 @@ class Agent:
             keep = max(20, len(content) - overflow * 2)
             messages[turn] = {"role": "user", "content": content[:keep]}
         return turn
+
+
+def _now(context: dict[str, Any] | None, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The book loaded now as `words.analogs.call_intent` takes it: its ``title``,
+    ``episode`` and ``state``, read from the listener's context by role."""
+    return {
+        "title": next(iter(role_values(context, schema, TITLE, beside=PLAYBACK_STATE)), ""),
+        "episode": next(iter(role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)), 0),
+        "state": next(iter(role_values(context, schema, PLAYBACK_STATE)), ""),
+    }
 
 
 def _numbers_given(messages: list[dict[str, str]]) -> set[str]:

@@ -10,6 +10,7 @@ from agent_books import FakeLibrary
 from agent import Agent, Completion, ScriptedModel, ToolRegistry, tool_from_function
 from agent import loop as loop_module
 from agent.propose import describe
+from words.analogs import Analogs
 
 
 def _agent(library: FakeLibrary, replies: list[str], *, backend: str = "local", **options) -> Agent:
@@ -18,7 +19,8 @@ def _agent(library: FakeLibrary, replies: list[str], *, backend: str = "local", 
         name=backend,
     )
     registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
-    return Agent(registry, model, fast_path=False, language="en", **options)
+    options.setdefault("fast_path", False)
+    return Agent(registry, model, language="en", **options)
 
 
 def _catalog_agent(library: FakeLibrary, replies: list[str], *, language: str = "en") -> Agent:
@@ -197,3 +199,58 @@ async def test_forget_drops_the_guess_asked_about() -> None:
     agent.forget()  # the benchmark's next request is a new exchange
     await run(agent, "yes please")
     assert library.calls == []
+
+
+BANK = Analogs(
+    [
+        ("pause", "hold on someone is at the door"),
+        ("pause", "hold it someone is at the door a moment"),
+        ("next", "heard this one already on to the following one"),
+        ("next", "on to the following one please"),
+        ("next", "we heard this bit already the following one"),
+        ("question", "what is this one called"),
+    ]
+)
+
+
+async def test_a_guess_the_like_requests_back_is_made() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Paused."], analogs=BANK)
+    turn = await run(agent, "the postman is at the door")
+    assert library.calls == [("pause", {})]
+    assert "made: the requests most like it ask for pause" in turn.steps[0].thought
+
+
+async def test_a_guess_the_like_requests_contradict_makes_their_call() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Next."], analogs=BANK)
+    turn = await run(agent, "been through this bit already, on to the following one")
+    assert library.calls == [("next_episode", {})]
+    assert "made next_episode instead of pause" in turn.steps[0].thought
+
+
+async def test_like_requests_that_disagree_leave_the_question() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE], analogs=BANK)
+    turn = await run(agent, REMARK)
+    assert turn.answer == "Do you want me to pause?" and library.calls == []
+    agent = _agent(FakeLibrary(), [PAUSE], analogs=None)
+    turn = await run(agent, "the postman is at the door")
+    assert turn.answer == "Do you want me to pause?"
+
+
+async def test_a_reading_the_like_requests_doubt_is_asked_about() -> None:
+    # A bank whose requests very like "pause it" all ask to stop: the reading (pause) is
+    # asked about, not made; a yes makes it.
+    bank = Analogs([("stop", "pause it please"), ("stop", "pause it now"), ("stop", "pause")])
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=bank, fast_path=True)
+    turn = await run(agent, "pause it")
+    assert turn.answer == "Do you want me to pause?" and library.calls == []
+    assert "the requests most like it ask for stop" in turn.steps[-1].thought
+    await run(agent, "yes")
+    assert library.calls == [("pause", {})]
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=Analogs([("pause", "pause it please")]), fast_path=True)
+    await run(agent, "pause it")
+    assert library.calls == [("pause", {})]

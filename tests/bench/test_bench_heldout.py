@@ -30,7 +30,7 @@ HELDOUT = ROOT / "bench" / "heldout_requests.jsonl"
 BOOKS_HELDOUT = ROOT / "bench" / "books_heldout.jsonl"
 """Held-out requests about books in chapters (may be missing)."""
 PRODUCT = ("agent", "player", "device", "words")
-TEXT_SUFFIXES = {".py", ".txt", ".md", ".toml", ".json", ".gbnf", ".jsonl", ".yaml", ""}
+TEXT_SUFFIXES = {".py", ".txt", ".md", ".toml", ".json", ".gbnf", ".jsonl", ".yaml", ".tsv", ""}
 CLAUSE = re.compile(r"[，,。.!！?？;；、…:：]+")
 MIN_CLAUSE = 4
 
@@ -109,6 +109,7 @@ def test_no_held_out_request_nor_clause_is_in_the_product() -> None:
     texts = _product_texts()
     assert any(name.startswith("agent/prompts") for name in texts)
     assert "player/examples.py" in texts
+    assert "words/analogs/bank.tsv" in texts
     found = sorted(
         {
             (r["id"], name)

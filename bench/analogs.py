@@ -1,0 +1,185 @@
+"""Build the analog bank (``words/analogs/bank.tsv``) from the dev requests.
+
+Each dev request of ``bench/requests_typed.jsonl``, ``bench/books_typed.jsonl`` and
+``bench/requests_asr.jsonl`` whose expected outcome is one intent (`intent_of`: "louder",
+"skip the intro", "stop at the chapter's end", a question…) becomes one line: the intent,
+a TAB, the utterance masked as `words.analogs.masked` masks it (the generated library's
+titles as ``§``, numbers as ``#``). Requests that expect two things at once, or nothing
+this module can name, are left out, and so is every request that shares a clause with a
+held-out request (the check of tests/bench/test_bench_heldout.py, which reads the bank as
+it reads all product data): the held-out requests are read only to leave such words out,
+and nothing of them is printed.
+
+    python bench/analogs.py                 # writes words/analogs/bank.tsv
+    python bench/analogs.py --check         # exit 1 when the bank is not up to date
+    python bench/analogs.py --exclude ids.txt --out /tmp/bank.tsv   # leave some requests out
+
+`--exclude` takes a file of request ids (whitespace-separated) to leave out: a round of
+new requests is measured with a bank that has not seen it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.library import ALBUMS  # noqa: E402
+from words import TitleIndex, read  # noqa: E402
+from words.analogs import INTENTS, masked  # noqa: E402
+
+DEV_FILES = ("requests_typed.jsonl", "books_typed.jsonl", "requests_asr.jsonl")
+BANK = ROOT / "words" / "analogs" / "bank.tsv"
+HEADER = (
+    "# The analog bank: one dev request a line, its intent TAB its masked text.\n"
+    "# Made by bench/analogs.py from the dev requests' expected outcomes; do not edit.\n"
+)
+
+
+def intent_of(request: dict[str, Any]) -> str | None:
+    """The one intent `request`'s expectation names (`words.analogs.INTENTS`), or None
+    when it names none or several."""
+    setup, expect = request.get("setup", {}), request.get("expect", {})
+    playing = setup.get("playing")
+    found: set[str] = set()
+    volume = expect.get("volume")
+    if isinstance(volume, dict):
+        found.add("volume:up" if "above" in volume else "volume:down")
+    elif volume is not None:
+        found.add("volume:set")
+    speed = expect.get("speed")
+    if isinstance(speed, (int, float)):
+        old = setup.get("speed", 1.0)
+        if speed != old:
+            found.add("speed:up" if speed > old else "speed:down")
+    skip = expect.get("skip")
+    if isinstance(skip, dict):
+        before = setup.get("skip") or {}
+        changed = [e for e in ("intro", "outro") if e in skip and skip[e] != before.get(e, 0)]
+        on = [e for e in changed if skip[e]]
+        if on:
+            found.add("skip:" + "+".join(on))
+        elif changed:
+            found.add("skip:off")
+    if expect.get("sleep_end_of_episode") is True:
+        found.add("sleep:end")
+    if "sleep" in expect:
+        found.add("sleep:minutes")
+    if expect.get("paused"):
+        found.add("pause")
+    if expect.get("stopped"):
+        found.add("stop")
+    plays = expect.get("plays")
+    if isinstance(plays, dict) and not expect.get("unchanged"):
+        if playing and plays.get("album") == playing[0]:
+            episode = plays.get("episode")
+            if "position" in expect and episode in (None, playing[1]):
+                found.add("seek:fwd" if expect["position"] > playing[2] else "seek:back")
+            elif episode in (None, playing[1]):
+                if plays.get("position") == 0:
+                    found.add("replay")
+                elif setup.get("paused"):
+                    found.add("resume")
+            elif episode == playing[1] + 1:
+                found.add("next")
+            elif episode == playing[1] - 1:
+                found.add("previous")
+            else:
+                found.add("episode")
+        else:
+            found.add("play")
+    if not found:
+        if expect.get("asks"):
+            found.add("asks")
+        elif expect.get("declines"):
+            found.add("declines")
+        elif {"says_number", "says_any", "lists_library"} & expect.keys():
+            found.add("question")
+    if len(found) != 1:
+        return None
+    (intent,) = found
+    assert intent in INTENTS, intent
+    return intent
+
+
+def build(exclude: set[str] = frozenset()) -> str:
+    """The bank's text from the dev files, leaving out the ids in `exclude`."""
+    index = TitleIndex(
+        (a.title, a.aliases, tuple(p for p in (a.author, a.narrator) if p)) for a in ALBUMS
+    )
+    lines, seen = [], set()
+    for name in DEV_FILES:
+        for raw in (ROOT / "bench" / name).read_text(encoding="utf-8").splitlines():
+            if not raw.strip():
+                continue
+            request = json.loads(raw)
+            if "utterance" not in request or request["id"] in exclude:
+                continue
+            intent = intent_of(request)
+            if intent is None:
+                continue
+            text = " ".join(masked(read(request["utterance"], request["lang"], index)).split())
+            if text and (intent, text) not in seen:
+                seen.add((intent, text))
+                lines.append(f"{intent}\t{text}")
+    return HEADER + "\n".join(_without_heldout(lines)) + "\n"
+
+
+def _without_heldout(lines: list[str]) -> list[str]:
+    """`lines` without those holding a held-out clause, as the product check folds the
+    file (all its Chinese characters run together, all its words one space apart: a
+    clause may span two lines, and then both go)."""
+    from tests.bench.test_bench_heldout import _all_heldout, _folded, clauses
+
+    held = set().union(*(clauses(r["utterance"]) for r in _all_heldout()))
+    while True:
+        owners: list[list[int]] = [[], []]  # for each character of the folded file, its line
+        joined = ["", ""]
+        for number, line in enumerate(lines):
+            for part, text in enumerate(_folded(line)):
+                text = text if part == 0 else text.strip() + " "
+                joined[part] += text
+                owners[part] += [number] * len(text)
+        cjk, words = joined[0], " " + joined[1]
+        owners[1] = [owners[1][0] if owners[1] else 0, *owners[1]]
+        bad: set[int] = set()
+        for clause in held:
+            for part, text in ((0, cjk), (1, words)):
+                start = text.find(clause)
+                while start >= 0:
+                    bad.update(owners[part][start : start + len(clause)])
+                    start = text.find(clause, start + 1)
+        if not bad:
+            return lines
+        lines = [line for number, line in enumerate(lines) if number not in bad]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=BANK, help="where to write the bank")
+    parser.add_argument("--exclude", type=Path, help="a file of request ids to leave out")
+    parser.add_argument("--check", action="store_true", help="exit 1 if --out is not up to date")
+    args = parser.parse_args(argv)
+    exclude = set(args.exclude.read_text().split()) if args.exclude else set()
+    text = build(exclude)
+    if args.check:
+        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+        if current != text:
+            print(f"{args.out} is not up to date: run python bench/analogs.py", file=sys.stderr)
+            return 1
+        print(f"{args.out} is up to date ({text.count(chr(10)) - 2} requests)")
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(f"wrote {args.out}: {text.count(chr(10)) - 2} requests")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""The analog bank (words/analogs/): its intents, the vote, the intent of a call, and that
+the shipped bank is the one the dev requests make today."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.analogs import intent_of
+from words import TitleIndex, read
+from words.analogs import AGREE, CHANGES, INTENTS, Analogs, Vote, call_intent, masked, parse_bank
+
+ROOT = Path(__file__).resolve().parents[2]
+INDEX = TitleIndex([("西游记", ()), ("Dracula", ())])
+
+SMALL = Analogs(
+    [
+        ("volume:down", "太吵了 声音小点"),
+        ("volume:down", "吵得我耳朵疼"),
+        ("volume:up", "听不清 大声点"),
+        ("speed:down", "he talks way too fast"),
+        ("speed:down", "i can't keep up with her"),
+        ("question", "what chapter is this"),
+    ]
+)
+
+
+def test_masked_hides_titles_and_numbers() -> None:
+    assert masked(read("播放西游记第3集", "zh", INDEX)) == "播放§第#集"
+    assert masked(read("play Dracula chapter 12", "en", INDEX)) == "play § chapter #"
+
+
+def test_the_vote_weighs_the_nearest_requests() -> None:
+    vote = SMALL.vote(read("吵死了耳朵疼", "zh", INDEX))
+    assert vote.intent == "volume:down"
+    assert vote.share >= AGREE and vote.backs("volume:down")
+    assert not vote.backs("volume:up")
+    english = SMALL.vote("she talks too fast, i can't keep up")
+    assert english.intent == "speed:down" and english.neighbours[0][1] == "speed:down"
+
+
+def test_a_request_is_never_its_own_analog() -> None:
+    vote = SMALL.vote("what chapter is this")
+    assert all(text != "what chapter is this" for _, _, text in vote.neighbours)
+
+
+def test_no_neighbour_backs_nothing() -> None:
+    vote = SMALL.vote("zzz")
+    assert vote == Vote() and not vote.backs("pause")
+
+
+def test_a_question_never_backs_a_change() -> None:
+    bank = Analogs([("question", "is it still playing"), ("question", "is it playing now")])
+    vote = bank.vote("is it playing")
+    assert vote.intent == "question" and vote.share == 1.0
+    assert "question" not in CHANGES and not vote.backs("question")
+
+
+def test_an_unknown_intent_or_a_line_without_tab_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown intent"):
+        Analogs([("louder", "too quiet")])
+    with pytest.raises(ValueError, match="no TAB"):
+        parse_bank("volume:up too quiet\n")
+    assert parse_bank("# a note\nvolume:up\ttoo quiet\n") == [("volume:up", "too quiet")]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "intent"),
+    [
+        ("volume_down", {}, "volume:down"),
+        ("set_volume", {"percent": 30}, None),
+        ("set_speed", {"step": -1}, "speed:down"),
+        ("set_speed", {"rate": 1.5}, None),
+        ("set_skip", {"intro": 20}, "skip:intro"),
+        ("set_skip", {"intro": 20, "outro": 10}, "skip:intro+outro"),
+        ("set_skip", {"outro": 0}, "skip:off"),
+        ("sleep_timer", {"end_of_episode": True}, "sleep:end"),
+        ("sleep_timer", {"minutes": 20}, "sleep:minutes"),
+        ("seek", {"seconds": -30, "relative": True}, "seek:back"),
+        ("seek", {"seconds": 90}, None),
+        ("play_book", {"keyword": "Dracula"}, "play"),
+        ("play_book", {"keyword": "西游记", "section": 3}, "replay"),
+        ("play_book", {"section": 4}, "next"),
+        ("play_book", {"section": 9}, "episode"),
+        ("play_book", {}, "play"),
+        ("get_status", {}, None),
+    ],
+)
+def test_the_intent_of_a_call(tool: str, arguments: dict, intent: str | None) -> None:
+    now = {"title": "西游记", "episode": 3, "state": "playing"}
+    assert call_intent(tool, arguments, now) == intent
+
+
+def test_resume_is_a_bare_play_of_a_paused_book() -> None:
+    assert call_intent("play_book", {}, {"title": "西游记", "state": "paused"}) == "resume"
+
+
+@pytest.mark.parametrize(
+    ("setup", "expect", "intent"),
+    [
+        (
+            {"playing": ["西游记", 3, 20]},
+            {"volume": {"below": 60}, "unchanged": True},
+            "volume:down",
+        ),
+        ({"playing": ["西游记", 3, 20], "speed": 1.5}, {"speed": 1.25}, "speed:down"),
+        ({"playing": ["西游记", 3, 20], "skip": {"intro": 30}}, {"skip": {"intro": 0}}, "skip:off"),
+        ({"playing": ["西游记", 3, 20]}, {"plays": {"album": "西游记", "episode": 4}}, "next"),
+        (
+            {"playing": ["西游记", 3, 20]},
+            {"plays": {"album": "西游记", "episode": 3, "position": 0}},
+            "replay",
+        ),
+        (
+            {"playing": ["西游记", 3, 20]},
+            {"position": 50, "plays": {"album": "西游记"}},
+            "seek:fwd",
+        ),
+        ({}, {"asks": True}, "asks"),
+        ({"playing": ["西游记", 3, 20]}, {"unchanged": True, "says_number": 3}, "question"),
+        ({"playing": ["西游记", 3, 20]}, {"volume": {"above": 60}, "sleep": 20}, None),
+    ],
+)
+def test_the_intent_a_dev_request_expects(setup: dict, expect: dict, intent: str | None) -> None:
+    assert intent_of({"setup": setup, "expect": expect}) == intent
+
+
+def test_the_shipped_bank_loads_and_is_up_to_date() -> None:
+    bank = Analogs.load()
+    assert len(bank.entries) > 1000
+    assert {intent for intent, _ in bank.entries} <= set(INTENTS)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "analogs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_sure_vote_doubts_another_reading() -> None:
+    sure = Vote("volume:down", 0.9, 0.6)
+    assert sure.doubts(["volume:up"]) and not sure.doubts(["volume:down"])
+    assert not sure.doubts(["volume:up", "pause"])  # a compound reading
+    assert not sure.doubts([None])  # a call whose intent cannot be named
+    assert not Vote("play", 0.9, 0.6).doubts(["episode"])  # the same thing, two names
+    assert not Vote("volume:down", 0.9, 0.4).doubts(["volume:up"])  # not alike enough
+    assert not Vote("volume:down", 0.7, 0.9).doubts(["volume:up"])  # not sure enough
+
+
+def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
+    assert Vote("volume:down", 0.9, 0.4).call() == ("volume_down", {})
+    assert Vote("sleep:end", 1.0, 0.4).call() == ("sleep_timer", {"end_of_episode": True})
+    assert Vote("speed:up", 1.0, 0.4).call() == ("set_speed", {"step": 1})
+    assert Vote("skip:intro", 1.0, 0.9).call() is None  # how many seconds: not said here
+    assert Vote("volume:down", 0.7, 0.9).call() is None
+    assert Vote("volume:down", 0.9, 0.2).call() is None

@@ -1,0 +1,329 @@
+"""Analogs: what requests like this one asked for, as a second opinion on a model's guess.
+
+The phrase rules understand a request when its words say a command plainly. When they do
+not ("哎哟这声音震得我耳朵嗡嗡的"), the local model chooses a tool, and its choice is a
+guess: the box asks before it acts (agent/propose.py). A small model guesses wrong often
+(louder for "it rings in my ears"), so asking is right; but it also asks when the guess
+was right, and a question where the words were clear enough is a failure too.
+
+This module gives an independent judge. The bank (``words/analogs/bank.tsv``, built from
+the dev requests' expected outcomes by ``bench/analogs.py``; never from held-out ones) holds
+requests as masked text (titles as ``§``, numbers as ``#``) with the *intent* each one
+asked for: ``volume:down``, ``skip:intro``, ``sleep:end``, ``replay``… `Analogs.vote`
+finds the requests most like an utterance (character n-grams for Chinese, words and word
+pairs for English, weighted by rarity, cosine similarity) and weighs their intents by
+similarity. The agent acts on a model's guess when this vote agrees with it
+(`call_intent` of the call equals the vote's intent, with at least `AGREE` of the weight).
+When it does not, and the vote is sure (`SURE` of the weight, a neighbour `NEAR` alike) of
+an intent that needs no amount and no book (`Vote.call`: a step of the volume or the speed,
+the end-of-episode timer, pause, resume, stop, next, previous), the agent makes that call
+instead of the guess. Otherwise it still asks. And when the phrase rules read a request
+as one change but the vote is sure, from requests very like it, of another intent
+(`Vote.doubts`: "ow that's hurting my ears" read as louder), the reading is asked about
+before it is made.
+
+    analogs = Analogs.load()
+    vote = analogs.vote(read("哎哟这声音震得我耳朵嗡嗡的", "zh"))
+    vote.intent, round(vote.share, 2)     # ("volume:down", 0.8…)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from itertools import pairwise
+from typing import Any
+
+from .reading import Reading
+from .text import has_cjk
+
+__all__ = [
+    "AGREE",
+    "CHANGES",
+    "DOUBT_NEAR",
+    "INTENTS",
+    "NEAR",
+    "SURE",
+    "Analogs",
+    "Vote",
+    "call_intent",
+    "masked",
+]
+
+INTENTS = (
+    "play",  # another book, or the one named, from its bookmark or start
+    "episode",  # an episode of the book loaded, by number (not the next or the previous)
+    "next",
+    "previous",
+    "replay",  # the episode loaded, from its start
+    "resume",
+    "pause",
+    "stop",
+    "seek:fwd",
+    "seek:back",
+    "volume:up",
+    "volume:down",
+    "volume:set",
+    "speed:up",
+    "speed:down",
+    "skip:intro",
+    "skip:outro",
+    "skip:intro+outro",
+    "skip:off",
+    "sleep:end",  # stop at the end of the episode or chapter playing
+    "sleep:minutes",
+    "question",  # answered from the player's data; playback unchanged
+    "asks",  # the right answer is a question back
+    "declines",
+)
+"""The intents a bank request is labelled with, and a call is read as (`call_intent`)."""
+
+CHANGES = frozenset(INTENTS) - {"question", "asks", "declines"}
+"""The intents that change what plays."""
+
+AGREE = 0.6
+"""The share of the neighbours' weight an intent needs for the vote to back a guess."""
+
+SURE = 0.8
+"""The share an intent needs for the vote to stand on its own (`Vote.call`)."""
+
+NEAR = 0.3
+"""The cosine similarity the nearest request needs for the vote to stand on its own."""
+
+DOUBT_NEAR = 0.5
+"""The cosine similarity the nearest request needs for the vote to doubt a reading of the
+phrase rules (`Vote.doubts`): they are right far more often than a model's guess."""
+
+_ALIKE = {frozenset({"play", "episode"})}
+"""Pairs of intents a vote does not hold against each other: a book's episode named while
+another book plays is a "play" in the bank and an "episode" of the book in a call."""
+
+_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "volume:up": ("volume_up", {}),
+    "volume:down": ("volume_down", {}),
+    "speed:up": ("set_speed", {"step": 1}),
+    "speed:down": ("set_speed", {"step": -1}),
+    "sleep:end": ("sleep_timer", {"end_of_episode": True}),
+    "pause": ("pause", {}),
+    "resume": ("resume", {}),
+    "stop": ("stop", {}),
+    "next": ("next_episode", {}),
+    "previous": ("previous_episode", {}),
+}
+"""The intents whose call needs no amount and no book from the words: one step of the
+volume or the speed, the end-of-episode timer, pause, resume, stop, next, previous."""
+
+NEIGHBOURS = 5
+"""How many of the most similar bank requests vote."""
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WORD = re.compile(r"[a-z#§']+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff§#]+")
+
+
+def masked(reading: Reading) -> str:
+    """The folded utterance with each library title named as ``§`` and each number as
+    ``#``: "播放西游记第3集" -> "播放§第#集"."""
+    text = reading.folded
+    for named in sorted(reading.titles, key=lambda n: -n.start):
+        text = text[: named.start] + "§" + text[named.end :]
+    return _NUMBER.sub("#", text)
+
+
+def features(text: str) -> Counter[str]:
+    """The features of masked `text`: for each run of Chinese characters its character
+    1-, 2- and 3-grams; for the rest its words and pairs of neighbouring words."""
+    found: Counter[str] = Counter()
+    if has_cjk(text):
+        for run in _CJK_RUN.findall(text):
+            for n in (1, 2, 3):
+                found.update(run[i : i + n] for i in range(len(run) - n + 1))
+    words = _WORD.findall(text)
+    found.update(words)
+    found.update(f"{a} {b}" for a, b in pairwise(words))
+    return found
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The intent of the requests most like an utterance: `intent` ("" with no neighbour),
+    its `share` of the similarity weight (0..1), the best `similarity` (cosine, 0..1) and
+    the `neighbours` as (similarity, intent, masked text), most similar first."""
+
+    intent: str = ""
+    share: float = 0.0
+    similarity: float = 0.0
+    neighbours: tuple[tuple[float, str, str], ...] = ()
+
+    def call(self) -> tuple[str, dict[str, Any]] | None:
+        """The call the vote makes on its own, (tool, arguments), or None: only an intent
+        that needs no amount and no book (`_CALLS`), with at least `SURE` of the weight and
+        a nearest request at least `NEAR` alike."""
+        if self.share < SURE or self.similarity < NEAR or self.intent not in _CALLS:
+            return None
+        tool, arguments = _CALLS[self.intent]
+        return tool, dict(arguments)
+
+    def doubts(self, intents: Iterable[str | None]) -> bool:
+        """True when the vote is sure (`SURE` of the weight, a neighbour `DOUBT_NEAR` alike)
+        of an intent other than the one of `intents` (the calls of one reading, all of
+        one intent): then the reading is asked about before it is made. Calls of several
+        intents, or of one `call_intent` cannot name, are never doubted."""
+        found = set(intents)
+        if len(found) != 1 or None in found:
+            return False
+        (intent,) = found
+        if self.share < SURE or self.similarity < DOUBT_NEAR or not self.intent:
+            return False
+        return self.intent != intent and frozenset({self.intent, intent}) not in _ALIKE
+
+    def backs(self, intent: str | None) -> bool:
+        """True when the vote agrees with `intent`: the same intent, one that changes what
+        plays, with at least `AGREE` of the weight."""
+        return (
+            bool(intent) and intent == self.intent and intent in CHANGES and (self.share >= AGREE)
+        )
+
+
+class Analogs:
+    """A bank of labelled requests and its index; `vote` finds an utterance's neighbours.
+
+    `entries` are (intent, masked text) pairs; raises ValueError for an intent not in
+    `INTENTS`."""
+
+    def __init__(self, entries: Iterable[tuple[str, str]]) -> None:
+        self.entries: list[tuple[str, str]] = []
+        for intent, text in entries:
+            if intent not in INTENTS:
+                raise ValueError(f"unknown intent {intent!r} for {text!r}")
+            self.entries.append((intent, text))
+        counted = [features(text) for _, text in self.entries]
+        self._bare = [_bare(text) for _, text in self.entries]
+        documents: Counter[str] = Counter()
+        for found in counted:
+            documents.update(found.keys())
+        total = len(counted)
+        self._idf = {f: math.log((1 + total) / (1 + n)) + 1.0 for f, n in documents.items()}
+        self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for index, found in enumerate(counted):
+            for feature, weight in self._weights(found).items():
+                self._postings[feature].append((index, weight))
+
+    @classmethod
+    @cache
+    def load(cls) -> Analogs:
+        """The bank shipped with the package (``words/analogs/bank.tsv``: one request a line,
+        intent TAB masked text), read once."""
+        text = resources.files("words").joinpath("analogs", "bank.tsv").read_text("utf-8")
+        return cls(parse_bank(text))
+
+    def _weights(self, found: Mapping[str, int]) -> dict[str, float]:
+        weights = {
+            f: (1.0 + math.log(n)) * self._idf.get(f, 0.0) for f, n in found.items() if n > 0
+        }
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        return {f: w / norm for f, w in weights.items() if w}
+
+    def nearest(self, text: str, count: int = NEIGHBOURS) -> list[tuple[float, int]]:
+        """The `count` bank entries most like masked `text`, as (cosine similarity, index)
+        pairs, most similar first; an entry with the same letters and digits is left out (a
+        request is never its own analog, however it was spelt or spaced)."""
+        scores: dict[int, float] = defaultdict(float)
+        for feature, weight in self._weights(features(text)).items():
+            for index, other in self._postings.get(feature, ()):
+                scores[index] += weight * other
+        same = _bare(text)
+        ranked = sorted(
+            ((score, index) for index, score in scores.items() if self._bare[index] != same),
+            key=lambda pair: (-pair[0], pair[1]),
+        )
+        return ranked[:count]
+
+    def vote(self, reading: Reading | str, count: int = NEIGHBOURS) -> Vote:
+        """The intent the `count` requests most like `reading` (a `Reading`, or masked text)
+        asked for, weighed by similarity."""
+        text = masked(reading) if isinstance(reading, Reading) else reading
+        near = self.nearest(text, count)
+        if not near:
+            return Vote()
+        weight: Counter[str] = Counter()
+        for score, index in near:
+            weight[self.entries[index][0]] += score
+        intent, best = weight.most_common(1)[0]
+        total = sum(weight.values()) or 1.0
+        neighbours = tuple((round(s, 3), *self.entries[i]) for s, i in near)
+        return Vote(intent, best / total, near[0][0], neighbours)
+
+
+def _bare(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def parse_bank(text: str) -> list[tuple[str, str]]:
+    """The (intent, masked text) pairs of a bank file's `text`; raises ValueError for a
+    line without a TAB."""
+    pairs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        intent, tab, masked_text = line.partition("\t")
+        if not tab:
+            raise ValueError(f"bank line {number}: no TAB between intent and text")
+        pairs.append((intent.strip(), masked_text.strip()))
+    return pairs
+
+
+def call_intent(
+    tool: str, arguments: Mapping[str, Any], now: Mapping[str, Any] | None = None
+) -> str | None:
+    """The intent of the call `tool(arguments)` given `now`, the book loaded (the player's
+    ``now``: ``title``, ``episode``, ``state``), or None when the call alone does not say
+    it (a volume or a rate set to a number: which way it goes depends on the setting)."""
+    a = dict(arguments or {})
+    now = now or {}
+    simple = {
+        "volume_up": "volume:up",
+        "volume_down": "volume:down",
+        "next_episode": "next",
+        "previous_episode": "previous",
+        "pause": "pause",
+        "resume": "resume",
+        "stop": "stop",
+    }
+    if tool in simple:
+        return simple[tool]
+    if tool == "set_speed":
+        step = a.get("step") or 0
+        return ("speed:up" if step > 0 else "speed:down") if step else None
+    if tool == "set_skip":
+        on = [end for end in ("intro", "outro") if a.get(end)]
+        said = [end for end in ("intro", "outro") if a.get(end) is not None]
+        if on:
+            return "skip:" + "+".join(on)
+        return "skip:off" if said else None
+    if tool == "sleep_timer":
+        if a.get("end_of_episode"):
+            return "sleep:end"
+        return "sleep:minutes" if a.get("minutes") else None
+    if tool == "seek":
+        seconds = a.get("seconds")
+        if seconds is None or not a.get("relative"):
+            return None
+        return "seek:back" if float(seconds) < 0 else "seek:fwd"
+    if tool in ("play_book", "search_and_play"):
+        keyword = str(a.get("keyword") or "").strip()
+        loaded = str(now.get("title") or "")
+        if keyword and keyword != loaded:
+            return "play"
+        section, episode = a.get("section"), now.get("episode")
+        if not section or not episode or section == -1:
+            return "resume" if not keyword and now.get("state") == "paused" else "play"
+        if section == episode:
+            return "replay"
+        return {episode + 1: "next", episode - 1: "previous"}.get(section, "episode")
+    return None

@@ -24,7 +24,7 @@ from words import read as read_words
 from words.analogs import Analogs, call_intent
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
-from .fastpath import FastPath, Plan
+from .fastpath import FastMatch, FastPath, Plan
 from .grammar import (
     EPISODE,
     PLAYBACK_STATE,
@@ -849,9 +849,15 @@ class Agent:
             now = _now(context, schema)
             if vote.doubts(call_intent(c.tool, c.arguments, now) for c in plan.calls):
                 # "ow that's hurting my ears" read as louder: requests very like it ask for
-                # something else, so the reading is asked about, not made.
+                # something else, so the two judges disagree and the box asks; about their
+                # call when it needs nothing more ("Do you want me to turn it down?"), else
+                # about the reading's.
                 why = f"the requests most like it ask for {vote.intent}"
                 why += f", {vote.share:.0%} of their weight"
+                theirs = vote.call()
+                if theirs is not None and self.registry.get(theirs[0]) is not None:
+                    why += f"; the reading was {plan.calls[0].tool}"
+                    plan = Plan(calls=(FastMatch(*theirs),))
                 if self._propose(turn, reading, plan, why, on_step):
                     return True
         answers: list[str] = []

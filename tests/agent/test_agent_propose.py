@@ -240,16 +240,24 @@ async def test_like_requests_that_disagree_leave_the_question() -> None:
 
 
 async def test_a_reading_the_like_requests_doubt_is_asked_about() -> None:
-    # A bank whose requests very like "pause it" all ask to stop: the reading (pause) is
+    # A bank whose requests very like "pause it" are all questions: the reading (pause) is
     # asked about, not made; a yes makes it.
-    bank = Analogs([("stop", "pause it please"), ("stop", "pause it now"), ("stop", "pause")])
+    bank = Analogs([("question", "pause it please"), ("question", "pause it now")])
     library = FakeLibrary()
     agent = _agent(library, [], analogs=bank, fast_path=True)
     turn = await run(agent, "pause it")
     assert turn.answer == "Do you want me to pause?" and library.calls == []
-    assert "the requests most like it ask for stop" in turn.steps[-1].thought
+    assert "the requests most like it ask for question" in turn.steps[-1].thought
     await run(agent, "yes")
     assert library.calls == [("pause", {})]
+    # When their intent is a call that needs nothing more, the question is about it.
+    bank = Analogs([("stop", "pause it please"), ("stop", "pause it now"), ("stop", "pause")])
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=bank, fast_path=True)
+    turn = await run(agent, "pause it")
+    assert turn.answer == "Do you want me to stop?" and library.calls == []
+    await run(agent, "yes")
+    assert library.calls == [("stop", {})]
     library = FakeLibrary()
     agent = _agent(library, [], analogs=Analogs([("pause", "pause it please")]), fast_path=True)
     await run(agent, "pause it")

@@ -39,6 +39,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import Any
 
+from .phrases import load
 from .reading import Reading
 from .text import has_cjk
 
@@ -99,9 +100,29 @@ DOUBT_NEAR = 0.5
 """The cosine similarity the nearest request needs for the vote to doubt a reading of the
 phrase rules (`Vote.doubts`): they are right far more often than a model's guess."""
 
-_ALIKE = {frozenset({"play", "episode"})}
-"""Pairs of intents a vote does not hold against each other: a book's episode named while
-another book plays is a "play" in the bank and an "episode" of the book in a call."""
+_ALIKE = {
+    frozenset(pair)
+    for pair in (
+        ("play", "episode"),
+        ("play", "resume"),
+        ("next", "episode"),
+        ("previous", "episode"),
+        ("replay", "episode"),
+    )
+}
+"""Pairs of intents a vote does not hold against each other, two names of one move: a
+book's episode named while another book plays is a "play" in the bank and an "episode"
+in a call; three episodes on is an "episode" in the bank and three "next" calls."""
+
+
+def _alike(one: str, other: str) -> bool:
+    if one == other or frozenset({one, other}) in _ALIKE:
+        return True
+    if one.startswith("skip:") and other.startswith("skip:"):  # one end of both said
+        ends = [set(i.split(":")[1].split("+")) - {"off"} for i in (one, other)]
+        return bool(ends[0] & ends[1])
+    return False
+
 
 _CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "volume:up": ("volume_up", {}),
@@ -152,13 +173,15 @@ def features(text: str) -> Counter[str]:
 @dataclass(frozen=True)
 class Vote:
     """The intent of the requests most like an utterance: `intent` ("" with no neighbour),
-    its `share` of the similarity weight (0..1), the best `similarity` (cosine, 0..1) and
-    the `neighbours` as (similarity, intent, masked text), most similar first."""
+    its `share` of the similarity weight (0..1), the best `similarity` (cosine, 0..1), the
+    `neighbours` as (similarity, intent, masked text), most similar first, and whether the
+    words `corrected` themselves ("no wait", "哦不对": the phrase data's corrections)."""
 
     intent: str = ""
     share: float = 0.0
     similarity: float = 0.0
     neighbours: tuple[tuple[float, str, str], ...] = ()
+    corrected: bool = False
 
     def call(self) -> tuple[str, dict[str, Any]] | None:
         """The call the vote makes on its own, (tool, arguments), or None: only an intent
@@ -173,14 +196,17 @@ class Vote:
         """True when the vote is sure (`SURE` of the weight, a neighbour `DOUBT_NEAR` alike)
         of an intent other than the one of `intents` (the calls of one reading, all of
         one intent): then the reading is asked about before it is made. Calls of several
-        intents, or of one `call_intent` cannot name, are never doubted."""
+        intents, or of one `call_intent` cannot name, are never doubted; nor is a reading
+        of words that correct themselves (`corrected`: the vote does not see which came
+        last), nor by a vote for a question back or a refusal (what the box could do for
+        those requests, not what their words asked)."""
         found = set(intents)
-        if len(found) != 1 or None in found:
+        if len(found) != 1 or None in found or self.corrected:
             return False
         (intent,) = found
-        if self.share < SURE or self.similarity < DOUBT_NEAR or not self.intent:
+        if self.share < SURE or self.similarity < DOUBT_NEAR:
             return False
-        return self.intent != intent and frozenset({self.intent, intent}) not in _ALIKE
+        return self.intent in (*CHANGES, "question") and not _alike(self.intent, intent)
 
     def backs(self, intent: str | None) -> bool:
         """True when the vote agrees with `intent`: the same intent, one that changes what
@@ -251,13 +277,16 @@ class Analogs:
         near = self.nearest(text, count)
         if not near:
             return Vote()
+        corrected = isinstance(reading, Reading) and any(
+            word in reading.folded for word in load(reading.language).words("corrections")
+        )
         weight: Counter[str] = Counter()
         for score, index in near:
             weight[self.entries[index][0]] += score
         intent, best = weight.most_common(1)[0]
         total = sum(weight.values()) or 1.0
         neighbours = tuple((round(s, 3), *self.entries[i]) for s, i in near)
-        return Vote(intent, best / total, near[0][0], neighbours)
+        return Vote(intent, best / total, near[0][0], neighbours, corrected)
 
 
 def _bare(text: str) -> str:

@@ -158,3 +158,24 @@ def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
     assert Vote("skip:intro", 1.0, 0.9).call() is None  # how many seconds: not said here
     assert Vote("volume:down", 0.7, 0.9).call() is None
     assert Vote("volume:down", 0.9, 0.2).call() is None
+
+
+def test_two_names_of_one_move_are_not_doubted() -> None:
+    assert not Vote("episode", 1.0, 0.9).doubts(["next"])  # "three chapters on": 3 x next
+    assert not Vote("play", 1.0, 0.9).doubts(["resume"])
+    assert not Vote("skip:outro", 1.0, 0.9).doubts(["skip:intro+outro"])
+    assert Vote("skip:outro", 1.0, 0.9).doubts(["skip:intro"])
+    assert Vote("question", 1.0, 0.9).doubts(["next"])
+
+
+def test_a_question_back_a_refusal_or_a_correction_doubts_nothing() -> None:
+    assert not Vote("asks", 1.0, 0.9).doubts(["skip:intro"])
+    assert not Vote("declines", 1.0, 0.9).doubts(["play"])
+    bank = Analogs(
+        [
+            ("sleep:end", "定个半小时 不对 还是这集放完就停"),
+            ("sleep:end", "定个半小时算了这集完了停"),
+        ]
+    )
+    vote = bank.vote(read("这集放完就停 不对 还是定个半小时", "zh"))
+    assert vote.corrected and vote.intent == "sleep:end" and not vote.doubts(["sleep:minutes"])

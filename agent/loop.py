@@ -668,9 +668,9 @@ class Agent:
         `reply` itself when they ask for what it does (two judges that share nothing
         agree: it is made, not asked about); another call when they agree, surely, on one
         that needs no amount and no book from the words (`Vote.call`: one step of the
-        volume or the speed, the end-of-episode timer, pause, next…) and it is registered;
-        None when they say neither (the guess is asked about). The vote goes into the
-        step's Thought for the trace."""
+        volume, pause, resume, next…; not for words that say an amount)
+        and it is registered; None when they say neither (the guess is asked about). The
+        vote goes into the step's Thought for the trace."""
         if self.analogs is None:
             return None
         now = _now(context, schema)

@@ -69,8 +69,12 @@ def intent_of(request: dict[str, Any]) -> str | None:
             found.add("skip:off")
     if expect.get("sleep_end_of_episode") is True:
         found.add("sleep:end")
-    if "sleep" in expect:
+    if expect.get("sleep"):
         found.add("sleep:minutes")
+    elif expect.get("sleep") == 0 or (
+        expect.get("sleep_end_of_episode") is False and setup.get("sleep_end_of_episode")
+    ):
+        found.add("sleep:off")
     if expect.get("paused"):
         found.add("pause")
     if expect.get("stopped"):

@@ -15,8 +15,8 @@ pairs for English, weighted by rarity, cosine similarity) and weighs their inten
 similarity. The agent acts on a model's guess when this vote agrees with it
 (`call_intent` of the call equals the vote's intent, with at least `AGREE` of the weight).
 When it does not, and the vote is sure (`SURE` of the weight, a neighbour `NEAR` alike) of
-an intent that needs no amount and no book (`Vote.call`: a step of the volume or the speed,
-the end-of-episode timer, pause, resume, stop, next, previous), the agent makes that call
+an intent that needs no amount and no book (`Vote.call`: a step of the volume, pause,
+resume, stop, next, previous), the agent makes that call
 instead of the guess. Otherwise it still asks. And when the phrase rules read a request
 as one change but the vote is sure, from requests very like it, of another intent
 (`Vote.doubts`: "ow that's hurting my ears" read as louder), the reading is asked about
@@ -78,6 +78,7 @@ INTENTS = (
     "skip:off",
     "sleep:end",  # stop at the end of the episode or chapter playing
     "sleep:minutes",
+    "sleep:off",  # no timer: the one set, or the end-of-episode one, cancelled
     "question",  # answered from the player's data; playback unchanged
     "asks",  # the right answer is a question back
     "declines",
@@ -127,9 +128,6 @@ def _alike(one: str, other: str) -> bool:
 _CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "volume:up": ("volume_up", {}),
     "volume:down": ("volume_down", {}),
-    "speed:up": ("set_speed", {"step": 1}),
-    "speed:down": ("set_speed", {"step": -1}),
-    "sleep:end": ("sleep_timer", {"end_of_episode": True}),
     "pause": ("pause", {}),
     "resume": ("resume", {}),
     "stop": ("stop", {}),
@@ -137,7 +135,10 @@ _CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "previous": ("previous_episode", {}),
 }
 """The intents whose call needs no amount and no book from the words: one step of the
-volume or the speed, the end-of-episode timer, pause, resume, stop, next, previous."""
+volume, pause, resume, stop, next, previous. Not the speed: a rate said in words ("fine,
+double then") is no number the reading counts, and one step of 0.25 for it would be a
+wrong action. Not the end-of-episode timer: the vote does not see a negation's scope, and
+"算了不定时了" (never mind the timer) is most like requests that correct a timer to it."""
 
 NEIGHBOURS = 5
 """How many of the most similar bank requests vote."""
@@ -174,20 +175,25 @@ def features(text: str) -> Counter[str]:
 class Vote:
     """The intent of the requests most like an utterance: `intent` ("" with no neighbour),
     its `share` of the similarity weight (0..1), the best `similarity` (cosine, 0..1), the
-    `neighbours` as (similarity, intent, masked text), most similar first, and whether the
-    words `corrected` themselves ("no wait", "哦不对": the phrase data's corrections)."""
+    `neighbours` as (similarity, intent, masked text), most similar first, whether the
+    words `corrected` themselves ("no wait", "哦不对": the phrase data's corrections) and
+    whether they say `amounts` (a number, a duration or a percent)."""
 
     intent: str = ""
     share: float = 0.0
     similarity: float = 0.0
     neighbours: tuple[tuple[float, str, str], ...] = ()
     corrected: bool = False
+    amounts: bool = False
 
     def call(self) -> tuple[str, dict[str, Any]] | None:
         """The call the vote makes on its own, (tool, arguments), or None: only an intent
         that needs no amount and no book (`_CALLS`), with at least `SURE` of the weight and
-        a nearest request at least `NEAR` alike."""
+        a nearest request at least `NEAR` alike, for words that say no amount (`amounts`)
+        and do not correct themselves."""
         if self.share < SURE or self.similarity < NEAR or self.intent not in _CALLS:
+            return None
+        if self.amounts or self.corrected:
             return None
         tool, arguments = _CALLS[self.intent]
         return tool, dict(arguments)
@@ -286,7 +292,10 @@ class Analogs:
         intent, best = weight.most_common(1)[0]
         total = sum(weight.values()) or 1.0
         neighbours = tuple((round(s, 3), *self.entries[i]) for s, i in near)
-        return Vote(intent, best / total, near[0][0], neighbours, corrected)
+        amounts = isinstance(reading, Reading) and bool(
+            reading.numbers or reading.durations or reading.percents
+        )
+        return Vote(intent, best / total, near[0][0], neighbours, corrected, amounts)
 
 
 def _bare(text: str) -> str:
@@ -338,7 +347,8 @@ def call_intent(
     if tool == "sleep_timer":
         if a.get("end_of_episode"):
             return "sleep:end"
-        return "sleep:minutes" if a.get("minutes") else None
+        minutes = a.get("minutes")
+        return None if minutes is None else ("sleep:minutes" if minutes else "sleep:off")
     if tool == "seek":
         seconds = a.get("seconds")
         if seconds is None or not a.get("relative"):

@@ -79,6 +79,7 @@ def test_an_unknown_intent_or_a_line_without_tab_is_an_error() -> None:
         ("set_skip", {"outro": 0}, "skip:off"),
         ("sleep_timer", {"end_of_episode": True}, "sleep:end"),
         ("sleep_timer", {"minutes": 20}, "sleep:minutes"),
+        ("sleep_timer", {"minutes": 0}, "sleep:off"),
         ("seek", {"seconds": -30, "relative": True}, "seek:back"),
         ("seek", {"seconds": 90}, None),
         ("play_book", {"keyword": "Dracula"}, "play"),
@@ -120,6 +121,11 @@ def test_resume_is_a_bare_play_of_a_paused_book() -> None:
             "seek:fwd",
         ),
         ({}, {"asks": True}, "asks"),
+        (
+            {"playing": ["西游记", 3, 20], "sleep_end_of_episode": True},
+            {"unchanged": True, "sleep_end_of_episode": False},
+            "sleep:off",
+        ),
         ({"playing": ["西游记", 3, 20]}, {"unchanged": True, "says_number": 3}, "question"),
         ({"playing": ["西游记", 3, 20]}, {"volume": {"above": 60}, "sleep": 20}, None),
     ],
@@ -153,8 +159,11 @@ def test_a_sure_vote_doubts_another_reading() -> None:
 
 def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
     assert Vote("volume:down", 0.9, 0.4).call() == ("volume_down", {})
-    assert Vote("sleep:end", 1.0, 0.4).call() == ("sleep_timer", {"end_of_episode": True})
-    assert Vote("speed:up", 1.0, 0.4).call() == ("set_speed", {"step": 1})
+    assert Vote("pause", 1.0, 0.4).call() == ("pause", {})
+    assert Vote("sleep:end", 1.0, 0.9).call() is None  # "算了不定时了": blind to the negation
+    assert Vote("speed:up", 1.0, 0.4).call() is None  # "fine, double then": not one step
+    assert Vote("volume:down", 1.0, 0.4, amounts=True).call() is None  # "down to 20"
+    assert Vote("pause", 1.0, 0.4, corrected=True).call() is None
     assert Vote("skip:intro", 1.0, 0.9).call() is None  # how many seconds: not said here
     assert Vote("volume:down", 0.7, 0.9).call() is None
     assert Vote("volume:down", 0.9, 0.2).call() is None

@@ -353,7 +353,9 @@ class Agent:
     async def _call_tool(
         self, name: str, arguments: dict[str, Any], cancel: asyncio.Event, caller: str
     ) -> ToolResult | None:
-        """The tool's result, or None when `cancel` was set first."""
+        """The tool's result, or None when `cancel` was set first. A result's ``offer``
+        (the arguments of the same call, which its message asks about) is kept for a yes
+        next turn."""
         call = asyncio.ensure_future(self.registry.call(name, arguments, caller=caller))
         waiter = asyncio.ensure_future(cancel.wait())
         try:
@@ -361,7 +363,13 @@ class Agent:
         finally:
             waiter.cancel()
         if call in done:
-            return call.result()
+            result = call.result()
+            offer = (result.data or {}).get("offer") if result.ok else None
+            if isinstance(offer, dict) and offer:
+                # "Did you mean Treasure Island?": the result asks about the same call with
+                # other arguments, and a yes next turn makes it (as a guess asked about).
+                self._proposal = (time.monotonic(), name, dict(offer))
+            return result
         call.cancel()
         return None
 

@@ -41,6 +41,7 @@ __all__ = [
     "ATTR_RETURN_DIRECT",
     "CONTEXT",
     "NOW",
+    "OFFER",
     "STATUS_TOPICS",
     "AlbumId",
     "EpisodeNo",
@@ -120,6 +121,11 @@ ALBUM: dict[str, Any] = {
     },
 }
 """One album in a result: ``{"id": "lib:3ea9489e79", "title": "西游记", "episodes": 100}``."""
+
+OFFER: dict[str, Any] = {"type": "object", "x-role": "offer"}
+"""A result's ``offer``: the arguments of the same call that its message asks about ("Did you
+mean Treasure Island?" offers ``{"keyword": "Treasure Island"}``); the agent makes that call
+when the listener's next words say yes."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -35,6 +35,7 @@ from .contract import (
     MAX_SKIP_SECONDS,
     MIN_RATE,
     NOW,
+    OFFER,
     SPEED_STEP,
     AlbumId,
     EpisodeNo,
@@ -301,7 +302,7 @@ class PlayerTools:
                 raise NotFoundError(
                     say(self.language, "none_found_partial", keyword=keyword, note=note)
                 )
-            raise NotFoundError(await self._not_found(keyword))
+            raise NotFoundError((await self._not_found(keyword))[0])
         key = normalize(keyword)
         # the album of that very name (its title or an alias: "Journey to the West" for 西游记)
         exact = [a for a in found.albums if key in map(normalize, (a.title, *a.aliases))][:1]
@@ -403,7 +404,7 @@ class PlayerTools:
         "episode the listener said (-1 for the last); episode_title for words of an "
         "episode's title; leave section out to continue where the book was left; "
         "leave keyword out for the book loaded now.",
-        output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}),
+        output=result_schema(now=NOW, albums=_ALBUMS, total={"type": "integer"}, offer=OFFER),
     )
     async def play_book(
         self, keyword: Keyword = "", section: EpisodeNo = None, episode_title: EpisodeTitle = ""
@@ -451,8 +452,13 @@ class PlayerTools:
                 # An album id that is gone: the model may search again by title.
                 raise NotFoundError(say(self.language, "no_album")) from None
             # Nothing of that title ("给我讲个笑话" played "笑话"): nothing starts, and the
-            # listener hears what can be played instead; a second search cannot help.
-            return {"message": await self._not_found(keyword), "albums": [], "total": 0}
+            # listener hears what can be played instead; a second search cannot help. A
+            # near title is asked about ("Did you mean Treasure Island?"): a yes plays it.
+            message, near = await self._not_found(keyword)
+            result: dict[str, Any] = {"message": message, "albums": [], "total": 0}
+            if near:
+                result["offer"] = {"keyword": near, "section": section}
+            return result
         if not detail.episodes:
             raise NotFoundError(
                 say(self.language, "no_episodes", album=album_name(self.language, detail.album))
@@ -499,19 +505,22 @@ class PlayerTools:
                 return detail
         return None
 
-    async def _not_found(self, keyword: str) -> str:
-        """The answer to a search that found nothing: that, and two books that can be
-        played instead (the one listened to last first), so the listener is never left
-        with a bare "not found" ("没有找到“笑话”相关的有声书。我只能播放书库里的书，比如…")."""
+    async def _not_found(self, keyword: str) -> tuple[str, str]:
+        """The answer to a search that found nothing, and the library title it asks about
+        ("" for none): a near title as a question back, never a guess ("你是说三侠五义吗？"),
+        else two books that can be played instead (the one listened to last first), so
+        the listener is never left with a bare "not found" ("没有找到“笑话”相关的有声书。
+        我只能播放书库里的书，比如…")."""
         near = rank(keyword, await asyncio.to_thread(self.library_albums))[:1]
-        if near:  # a near title: a question back, never a guess ("你是说三侠五义吗？")
-            title = album_name(self.language, near[0])
-            return say(self.language, "none_found_near", keyword=keyword, title=title)
+        if near:
+            said = say(self.language, "none_found_near", keyword=keyword,
+                       title=album_name(self.language, near[0]))  # fmt: skip
+            return said, near[0].title
         suggested = await self._suggested(2)
         if not suggested:
-            return say(self.language, "none_found", keyword=keyword)
+            return say(self.language, "none_found", keyword=keyword), ""
         items = join_titles(self.language, [name for _title, name in suggested])
-        return say(self.language, "none_found_offer", keyword=keyword, items=items)
+        return say(self.language, "none_found_offer", keyword=keyword, items=items), ""
 
     async def _which_book(self) -> dict[str, Any]:
         """No title, nothing loaded, no bookmark ("play something"): nothing starts, and the

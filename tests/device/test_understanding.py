@@ -182,3 +182,21 @@ async def test_an_amount_alone_answers_the_question_of_how_much(
         assert player.book_settings(album) == before
     finally:
         await player.close()
+
+
+async def test_a_title_a_letter_off_is_asked_about_and_a_yes_plays_it(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, "en", library)
+    try:
+        turn = await _turn(agent, "play tresure iland")
+        assert "Treasure Island" in turn.answer and turn.answer.endswith("?")
+        assert player.now is None  # nothing starts on a near title
+        await _turn(agent, "no thanks")
+        assert player.now is None  # a no drops the offer
+        await _turn(agent, "play tresure iland chapter three")
+        await _turn(agent, "yes")
+        await asyncio.sleep(0.3)
+        assert _state(player)[:3] == ("playing", "Treasure Island", 3)
+    finally:
+        await player.close()

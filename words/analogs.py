@@ -119,10 +119,10 @@ in a call; three episodes on is an "episode" in the bank and three "next" calls.
 def _alike(one: str, other: str) -> bool:
     if one == other or frozenset({one, other}) in _ALIKE:
         return True
-    # The vote judges a skip's family, not which end: "start" or "end" is one short word
-    # in a long request ("can you cut out the jingle at the start of each episode" is most
-    # like requests that cut a sponsor message at the end); the reading says the end.
-    return one.startswith("skip:") and other.startswith("skip:")
+    if one.startswith("skip:") and other.startswith("skip:"):  # one end of both said
+        ends = [set(i.split(":")[1].split("+")) - {"off"} for i in (one, other)]
+        return bool(ends[0] & ends[1])
+    return False
 
 
 _CALLS: dict[str, tuple[str, dict[str, Any]]] = {

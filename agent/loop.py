@@ -152,9 +152,11 @@ class Agent:
     are asked about first: a first call that changes playback although the words point at
     no such tool ("she sounds like a chipmunk") is said back as a question ("Do you want
     me to slow it down?", `propose.describe`) and made when the next utterance, within
-    `PROPOSAL_WAIT_S`, says yes; unless `analogs` (`words.Analogs`; by default the bank
-    shipped with the package, None for none) finds that the requests most like this one
-    asked for what the call does (`words.analogs.AGREE` of them): then it is made.
+    `PROPOSAL_WAIT_S`, says yes. `analogs` (`words.Analogs`; by default the bank shipped
+    with the package, None for none) is a second judge: when the requests most like this
+    one ask for what the guessed call does, it is made; when they are sure of a call that
+    needs nothing more from the words, that call is made instead (`_analog`); and a reading
+    of the words they are sure contradicts is asked about before it is made (`_fast`).
     """
 
     def __init__(
@@ -676,9 +678,9 @@ class Agent:
         `reply` itself when they ask for what it does (two judges that share nothing
         agree: it is made, not asked about); another call when they agree, surely, on one
         that needs no amount and no book from the words (`Vote.call`: one step of the
-        volume, pause, resume, next…; not for words that say an amount)
-        and it is registered; None when they say neither (the guess is asked about). The
-        vote goes into the step's Thought for the trace."""
+        volume, pause, resume, next…; not for words that say an amount) and it is
+        registered; None when they say neither (the guess is asked about). The vote goes
+        into the step's Thought for the trace."""
         if self.analogs is None:
             return None
         now = _now(context, schema)

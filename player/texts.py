@@ -13,6 +13,7 @@ from words.text import has_cjk
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "found": ("找到{total}个专辑：{items}", "Found {total} albums: {items}"),
+    "found_single": ("找到1个专辑：{items}", "Found 1 album: {items}"),
     "found_one": ("有{item}", "There is {item}"),
     "found_exact": ("有{item}；另有{others}个相关专辑", "There is {item}; {others} more albums match"),
     "found_page": ("第{page}页，共{total}个专辑：{items}", "Page {page} of {total} albums: {items}"),

@@ -319,7 +319,8 @@ class PlayerTools:
             message = say(self.language, "found_person" if found.total > 1 else "found_person_one",
                           name=person, total=found.total, items=items)  # fmt: skip
         else:
-            message = say(self.language, "found", total=found.total, items=items)
+            key = "found" if found.total != 1 else "found_single"
+            message = say(self.language, key, total=found.total, items=items)
         if note:
             message = say(self.language, "found_partial", found=message, note=note)
         if found.total > 1 and not exact:  # several, none of the title said: which one?

@@ -101,3 +101,10 @@ async def test_a_book_with_no_name_in_the_language_keeps_its_title(make_player, 
     assert (await bounded(player.pause()))["message"] == "Paused Journey to the West, episode 1"
     played = await bounded(player.play_book("Dracula", section=1))
     assert played["message"] == "Playing Dracula, episode 1"
+
+
+async def test_one_album_found_is_said_as_one(make_player, tmp_path):
+    player = await make_player(library_paths=[named_library(tmp_path / "books")], language="en")
+    found = await bounded(player.search_album("bram"))
+    assert found["total"] == 1
+    assert "1 albums" not in found["message"] and "Dracula" in found["message"]

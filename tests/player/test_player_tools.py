@@ -219,7 +219,7 @@ async def test_corrupt_local_file_is_a_clear_error_and_playback_goes_on(
 async def test_english_texts(make_player, library):
     player = await make_player(library_paths=[library], language="en")
     text = (await bounded(player.search_album("journey")))["message"]
-    assert text.startswith("Found 1 albums: Journey to the West, 2 episodes")
+    assert text.startswith("Found 1 album: Journey to the West, 2 episodes")
     assert (await bounded(player.play_book("journey", section=2)))["message"].startswith(
         "Playing Journey to the West, episode 2"
     )

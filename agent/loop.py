@@ -854,10 +854,13 @@ class Agent:
             else:
                 turn.answer = self._which(self._offer_titles(context, schema))
             return True
-        if self.analogs is not None and plan.calls:
+        now = _now(context, schema)
+        intents = {call_intent(c.tool, c.arguments, now) for c in plan.calls}
+        if self.analogs is not None and len(intents) == 1 and None not in intents:
+            # Only a reading of one nameable change can be doubted: the vote (a look through
+            # the whole bank) is not taken for the rest of the fast path's turns.
             vote = self.analogs.vote(reading)
-            now = _now(context, schema)
-            if vote.doubts(call_intent(c.tool, c.arguments, now) for c in plan.calls):
+            if vote.doubts(intents):
                 # "ow that's hurting my ears" read as louder: requests very like it ask for
                 # something else, so the two judges disagree and the box asks; about their
                 # call when it needs nothing more ("Do you want me to turn it down?"), else

@@ -21,7 +21,7 @@ from typing import Any
 from words import Reading, TitleIndex, amount_reply
 from words import fold as fold_words
 from words import read as read_words
-from words.analogs import Analogs, call_intent
+from words.analogs import AGREE, NEAR, Analogs, call_intent
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastMatch, FastPath, Plan
@@ -38,6 +38,7 @@ from .models import ChatModel, Completion, estimate_tokens, model_options, start
 from .parse import Action, parse
 from .prompt import (
     STATE_THOUGHT,
+    likeness_line,
     observation_message,
     prompt_messages,
     user_message,
@@ -157,6 +158,8 @@ class Agent:
     one ask for what the guessed call does, it is made; when they are sure of a call that
     needs nothing more from the words, that call is made instead (`_analog`); and a reading
     of the words they are sure contradicts is asked about before it is made (`_fast`).
+    When the model is asked, a vote of `AGREE` or more is told to it in the user message,
+    as the tool those requests called (`prompt.likeness_line`).
     """
 
     def __init__(
@@ -429,11 +432,12 @@ class Agent:
                 # ("Thought: 我要暂停 播放三国演义"): the player's state, not the words, says so.
                 constraints.excluded |= {t.name for t in self.registry.tools() if t.needs_loaded}
         prefix = self.prompt_prefix()
+        like, hinted = self._likeness(reading)
         messages: list[dict[str, str]] = [
             *prefix,
             {
                 "role": "user",
-                "content": user_message(utterance, context_line, language=self.language),
+                "content": user_message(utterance, context_line, language=self.language, like=like),
             },
         ]
         user_index = len(prefix)  # this turn's user message (examples may be dropped)
@@ -590,7 +594,9 @@ class Agent:
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
             if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
-                analog = self._analog(step, reply, reading, context_data, context_schema)
+                analog = self._analog(
+                    step, reply, reading, context_data, context_schema, hinted=hinted
+                )
                 if analog is not None and analog != reply:
                     # The model's guess is not what requests like this one ask for, and
                     # they agree on a call that needs nothing more from the words.
@@ -666,6 +672,19 @@ class Agent:
             return False
         return not (reply.tool in ("play_book", "search_and_play") and reading.named)
 
+    def _likeness(self, reading: Reading) -> tuple[str, str]:
+        """The line telling the model what the requests most like this one asked for
+        (`prompt.likeness_line`), and that intent, when their vote has `AGREE` of the
+        weight, its nearest request is `NEAR` alike and the words do not correct themselves
+        (the vote does not see which came last); else ("", "")."""
+        if self.analogs is None:
+            return "", ""
+        vote = self.analogs.vote(reading)
+        if vote.share < AGREE or vote.similarity < NEAR or vote.corrected:
+            return "", ""
+        line = likeness_line(vote.intent, self.language, self.registry.names())
+        return line, (vote.intent if line else "")
+
     def _analog(
         self,
         step: Step,
@@ -673,20 +692,22 @@ class Agent:
         reading: Reading,
         context: dict[str, Any] | None,
         schema: dict[str, Any] | None,
+        hinted: str = "",
     ) -> Action | None:
         """What the requests most like this one say of a guessed call (`words.analogs`):
         `reply` itself when they ask for what it does (two judges that share nothing
         agree: it is made, not asked about); another call when they agree, surely, on one
         that needs no amount and no book from the words (`Vote.call`: one step of the
         volume, pause, resume, next…; not for words that say an amount) and it is
-        registered; None when they say neither (the guess is asked about). The vote goes
-        into the step's Thought for the trace."""
+        registered; None when they say neither (the guess is asked about). A vote the
+        model was told (`hinted`, `_likeness`) backs nothing: a guess that follows it is no
+        second opinion. The vote goes into the step's Thought for the trace."""
         if self.analogs is None:
             return None
         now = _now(context, schema)
         vote = self.analogs.vote(reading)
         said = f"the requests most like it ask for {vote.intent}, {vote.share:.0%} of their weight"
-        if vote.backs(call_intent(reply.tool, reply.arguments, now)):
+        if vote.intent != hinted and vote.backs(call_intent(reply.tool, reply.arguments, now)):
             step.thought = f"{reply.thought} (made: {said})"
             return reply
         instead = vote.call()

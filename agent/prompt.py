@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Collection, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -24,6 +25,7 @@ __all__ = [
     "LANGUAGES",
     "STATE_THOUGHT",
     "example_messages",
+    "likeness_line",
     "neutralise_labels",
     "observation_message",
     "prompt_messages",
@@ -187,12 +189,35 @@ def render_titles(titles: Sequence[str], language: str = "zh") -> str:
     return "\n" + label + sep.join(t.replace("\n", " ") for t in titles) + "\n"
 
 
-def user_message(utterance: str, context: str = "", *, language: str = "zh") -> str:
-    """The user turn: the listener's context line (what plays, bookmarks), then the
-    utterance with its ReAct labels defused (`neutralise_labels`)."""
+def user_message(utterance: str, context: str = "", *, language: str = "zh", like: str = "") -> str:
+    """The user turn: the listener's context line (what plays, bookmarks), the line of
+    what requests like this one asked for when given (`like`, from `likeness_line`), then
+    the utterance with its ReAct labels defused (`neutralise_labels`)."""
     _check_language(language)
     line = _CONTEXT[language].format(context=neutralise_labels(context.strip() or "-"))
+    if like:
+        line += "\n" + like
     return f"{line}\n{_SPEAKER[language]}{neutralise_labels(utterance)}"
+
+
+@cache
+def _likeness(language: str) -> dict[str, Any]:
+    return tomllib.loads(_resource("likeness.toml"))[language]
+
+
+def likeness_line(intent: str, language: str = "zh", tools: Collection[str] = ()) -> str:
+    """The line telling the model what the requests most like the utterance asked for
+    (an intent of `words.analogs.INTENTS`: "volume:down", "sleep:end"…), with the tool
+    and how it is called, from ``prompts/likeness.toml``; "" for an intent it does not
+    name, or whose tool is not among `tools` (the registered tool names). The skip
+    intents of one end or both share one line: the words say which end."""
+    _check_language(language)
+    table = _likeness(language)
+    key = "skip" if intent.startswith("skip:") and intent != "skip:off" else intent
+    tool, hint = table.get(key, ("", ""))
+    if not hint or (tool and tool not in tools):
+        return ""
+    return table["line"].format(hint=hint)
 
 
 def neutralise_labels(text: str) -> str:

@@ -133,12 +133,21 @@ _CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "stop": ("stop", {}),
     "next": ("next_episode", {}),
     "previous": ("previous_episode", {}),
+    "speed:up": ("set_speed", {"step": 1}),
+    "speed:down": ("set_speed", {"step": -1}),
 }
 """The intents whose call needs no amount and no book from the words: one step of the
-volume, pause, resume, stop, next, previous. Not the speed: a rate said in words ("fine,
-double then") is no number the reading counts, and one step of 0.25 for it would be a
-wrong action. Not the end-of-episode timer: the vote does not see a negation's scope, and
-"算了不定时了" (never mind the timer) is most like requests that correct a timer to it."""
+volume, pause, resume, stop, next, previous, one step of the speed. The speed only for
+words that say no rate (`_RATE`): "fine, double then" is no number the reading counts,
+and one step of 0.25 for it would be a wrong action. Not the end-of-episode timer: the
+vote does not see a negation's scope, and "算了不定时了" (never mind the timer) is most
+like requests that correct a timer to it."""
+
+_RATE = re.compile(
+    r"\d|\b(?:double|twice|triple|half|times|point|normal|regular|usual|x)\b|倍|点[一二三四五六七八九]|半|正常|原速",
+    re.IGNORECASE,
+)
+"""Words that say a rate or a speed to go back to: a step of the speed is not what they ask."""
 
 NEIGHBOURS = 5
 """How many of the most similar bank requests vote."""
@@ -177,7 +186,8 @@ class Vote:
     its `share` of the similarity weight (0..1), the best `similarity` (cosine, 0..1), the
     `neighbours` as (similarity, intent, masked text), most similar first, whether the
     words `corrected` themselves ("no wait", "哦不对": the phrase data's corrections) and
-    whether they say `amounts` (a number, a duration or a percent)."""
+    whether they say `amounts` (a number, a duration or a percent) and whether they say
+    a `rate` or a speed to go back to ("double", "1.5倍", "normal": `_RATE`)."""
 
     intent: str = ""
     share: float = 0.0
@@ -185,15 +195,16 @@ class Vote:
     neighbours: tuple[tuple[float, str, str], ...] = ()
     corrected: bool = False
     amounts: bool = False
+    rate: bool = False
 
     def call(self) -> tuple[str, dict[str, Any]] | None:
         """The call the vote makes on its own, (tool, arguments), or None: only an intent
         that needs no amount and no book (`_CALLS`), with at least `SURE` of the weight and
-        a nearest request at least `NEAR` alike, for words that say no amount (`amounts`)
-        and do not correct themselves."""
+        a nearest request at least `NEAR` alike, for words that say no amount (`amounts`;
+        for a step of the speed, no `rate`) and do not correct themselves."""
         if self.share < SURE or self.similarity < NEAR or self.intent not in _CALLS:
             return None
-        if self.amounts or self.corrected:
+        if self.amounts or self.corrected or (self.intent.startswith("speed:") and self.rate):
             return None
         tool, arguments = _CALLS[self.intent]
         return tool, dict(arguments)
@@ -295,7 +306,8 @@ class Analogs:
         amounts = isinstance(reading, Reading) and bool(
             reading.numbers or reading.durations or reading.percents
         )
-        return Vote(intent, best / total, near[0][0], neighbours, corrected, amounts)
+        rate = isinstance(reading, Reading) and bool(_RATE.search(reading.text))
+        return Vote(intent, best / total, near[0][0], neighbours, corrected, amounts, rate)
 
 
 def _bare(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from agent_books import FakeLibrary
@@ -214,11 +215,30 @@ BANK = Analogs(
 
 
 async def test_a_guess_the_like_requests_back_is_made() -> None:
+    # "door": like the bank's requests for a pause, too faintly (0.28) for the model to be
+    # told so; its guess and the vote are two opinions, and they agree
     library = FakeLibrary()
     agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Paused."], analogs=BANK)
-    turn = await run(agent, "the postman is at the door")
+    turn = await run(agent, "door")
     assert library.calls == [("pause", {})]
     assert "made: the requests most like it ask for pause" in turn.steps[0].thought
+
+
+async def test_a_guess_that_follows_what_the_model_was_told_is_asked_about() -> None:
+    # the model was told the like requests ask for a pause (77% of their weight): its
+    # pause is no second opinion, and the vote is not sure enough to make it on its own
+    bank = Analogs([("pause", "my grandson just walked in with his drum"),
+                    ("pause", "my grandson walked in with a trumpet"),
+                    ("question", "did my grandson just walk in"),
+                    ("question", "whose trumpet is it")])  # fmt: skip
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE], analogs=bank)
+    turn = await run(agent, REMARK)
+    assert (
+        "Requests like this one asked for: pause"
+        in agent.model.history[0]["messages"][-1]["content"]
+    )
+    assert library.calls == [] and turn.answer == "Do you want me to pause?"
 
 
 async def test_a_guess_the_like_requests_contradict_makes_their_call() -> None:
@@ -262,3 +282,35 @@ async def test_a_reading_the_like_requests_doubt_is_asked_about() -> None:
     agent = _agent(library, [], analogs=Analogs([("pause", "pause it please")]), fast_path=True)
     await run(agent, "pause it")
     assert library.calls == [("pause", {})]
+
+
+async def test_the_model_is_told_what_like_requests_asked_for() -> None:
+    # The vote for "the postman is at the door" is pause (BANK): the model's user message
+    # says so, with the tool; a remark like nothing in the bank gets no such line.
+    agent = _agent(FakeLibrary(), [PAUSE, "Thought: x\nFinal Answer: Paused."], analogs=BANK)
+    await run(agent, "the postman is at the door")
+    user = agent.model.history[0]["messages"][-1]["content"]
+    assert "(Requests like this one asked for: pause: pause)" in user.splitlines()
+    assert user.splitlines()[-1] == "Listener: the postman is at the door"
+    agent = _agent(FakeLibrary(), [PAUSE], analogs=BANK)
+    await run(agent, REMARK)
+    assert "Requests like this one" not in agent.model.history[0]["messages"][-1]["content"]
+    agent = _agent(FakeLibrary(), [PAUSE], analogs=None)
+    await run(agent, "the postman is at the door")
+    assert "Requests like this one" not in agent.model.history[0]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_intent_has_a_likeness_line_naming_a_player_tool(language: str) -> None:
+    from agent.prompt import likeness_line
+    from player.tools import PlayerTools
+    from words.analogs import INTENTS
+
+    tools = [name for name in vars(PlayerTools) if not name.startswith("_")]
+    for intent in INTENTS:
+        line = likeness_line(intent, language, tools)
+        assert line, intent
+        named = [t for t in tools if re.search(rf"\b{t}\b", line)]
+        answers = intent in ("question", "asks", "declines")  # no tool needed
+        assert named or answers, (intent, line)
+        assert likeness_line(intent, language, ()) == (line if answers else ""), intent

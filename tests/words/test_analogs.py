@@ -161,12 +161,28 @@ def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
     assert Vote("volume:down", 0.9, 0.4).call() == ("volume_down", {})
     assert Vote("pause", 1.0, 0.4).call() == ("pause", {})
     assert Vote("sleep:end", 1.0, 0.9).call() is None  # "算了不定时了": blind to the negation
-    assert Vote("speed:up", 1.0, 0.4).call() is None  # "fine, double then": not one step
+    assert Vote("speed:down", 0.9, 0.4).call() == ("set_speed", {"step": -1})  # "跟不上"
+    assert Vote("speed:up", 1.0, 0.4, rate=True).call() is None  # "fine, double then"
     assert Vote("volume:down", 1.0, 0.4, amounts=True).call() is None  # "down to 20"
     assert Vote("pause", 1.0, 0.4, corrected=True).call() is None
     assert Vote("skip:intro", 1.0, 0.9).call() is None  # how many seconds: not said here
     assert Vote("volume:down", 0.7, 0.9).call() is None
     assert Vote("volume:down", 0.9, 0.2).call() is None
+
+
+def test_a_rate_said_in_words_is_seen() -> None:
+    # "double" and "1.5倍" are no number the reading counts, but a rate: no step for them
+    bank = Analogs(
+        [
+            ("speed:up", "double speed please"),
+            ("speed:down", "he talks way too fast"),
+            ("speed:up", "开快一点"),
+        ]
+    )
+    assert bank.vote(read("fine, double then", "en")).rate
+    assert bank.vote(read("开到一倍半", "zh")).rate
+    assert bank.vote(read("back to normal speed", "en")).rate
+    assert not bank.vote(read("she talks way too fast for me", "en")).rate
 
 
 def test_two_names_of_one_move_are_not_doubted() -> None:

@@ -255,7 +255,7 @@ def rate_said(text: str) -> float | None:
     said = text.strip().lower().removesuffix("倍").strip()
     if said in ("double", "twice", "两倍", "双倍"):
         return 2.0
-    if said in ("half", "半"):
+    if said in ("half", "半", "一半"):
         return 0.5
     if re.fullmatch(r"three[- ]quarters?|四分之三", said):
         return 0.75

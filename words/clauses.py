@@ -112,6 +112,14 @@ class Hit:
         return RANK.get((self.tool, self.kind), 10)
 
 
+_LEADS = frozenset(
+    "skip jump go move roll run carry keep start play straight ahead forward on over into onto "
+    "to the a it this just yet right away".split()
+)
+"""Words that lead from a verb of going to where it goes ("skip ahead to the"): a
+negation before them negates the cue after them."""
+
+
 @dataclass
 class Clause:
     text: str  # masked: titles §B…§, durations §D<seconds>§, times §T§, episodes §E<n>§
@@ -532,8 +540,16 @@ class Scanner:
                 return False  # "要不放…" (how about), "怎么不放了" (why not): no negation
             return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
         words = tail.split()[-3:]
-        return any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
-                   for n in p.words("negations"))  # fmt: skip
+        if any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
+               for n in p.words("negations")):  # fmt: skip
+            return True
+        # "don't skip ahead to the next chapter": a verb of going and its words lead to it
+        words = tail.split()[-6:]
+        for at in range(len(words) - 1, -1, -1):
+            if words[at] in _LEADS:
+                continue
+            return any(" ".join(words[: at + 1]).endswith(n) for n in p.words("negations"))
+        return False
 
     def _question(self, text: str, script: str, hits: list[Hit], mark: bool = False) -> bool:
         """True when `text` asks about something rather than for something: a question
@@ -661,11 +677,15 @@ class Scanner:
                            rf"(?!\s+(?:of|in)\b)"
                            # "let this one finish and then that's it": to come, not a report
                            rf"|\b(?:this|the current) {nouns} (?:\w+ )?(?:finish|finishes|end|ends)\b"
-                           rf"|\blet (?:it|this|that) (?:finish|end|play out|run out)\b")  # fmt: skip
+                           rf"|\blet (?:it|this|that)(?: one| {nouns})? (?:finish|end|play out|run out)\b"
+                           # "finish out the chapter and then go quiet"
+                           rf"|\b(?:finish|play|read|hear)(?: out)? (?:the rest of )?"
+                           rf"(?:this|the current|the) {nouns}(?: out)?,? (?:and )?then\b")  # fmt: skip
             else:
                 then = p.bounded(list(p.words("then_words")))
                 pattern = (rf"{nouns}[^，。！？,.!?]{{0,4}}{finish}了?[^，。！？,.!?]{{0,2}}{then}"
-                           rf"|{finish}{nouns}[^，。！？,.!?]{{0,2}}{then}"
+                           rf"|{finish}(?:这|那)?{nouns}[^，。！？,.!?]{{0,2}}{then}"
+                           rf"|{finish}(?:这|那)?{nouns}(?=拉倒|就?算了|就?得了)"
                            rf"|{until}{nouns}[^，。！？,.!?]{{0,6}}{finish}")  # fmt: skip
             if re.search(pattern, text):
                 return True

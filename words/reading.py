@@ -185,6 +185,9 @@ _SPEED_ASKED = re.compile(
 )
 """A speed step asked for, not a remark on the pace ("再快点", "slow down"; not "太拖了")."""
 
+_VOLUME_NOT_SPEED = re.compile(r"^(?!.*(?:speed|pace|速|快|慢)).*(?:\bvolume\b|\bloud|声音|音量)")
+"""Words of the volume and none of the speed ("put the volume back to normal")."""
+
 _TIMES = re.compile(
     r"\S+\s*times\b(?!\s*(?:speed|faster|slower|as fast|the speed))|\S+\s*(?:遍|次)", re.IGNORECASE
 )
@@ -602,6 +605,18 @@ class _Reader:
                     later[-1],
                     Hit("sleep_timer", "pattern", 0, 0, {"episode_end": "end"}),
                 )
+        elif sleep is not None and (
+            sleep[1].kind == "episode_end" or "episode_end" in sleep[1].args
+        ):  # "stop at the end of the episode - no wait, make it twenty minutes": the minutes
+            at = self.clauses.index(sleep[0])
+            later = self.clauses[at + 1 :]
+            said = [d for c in later for d in re.findall(r"§D(\d+)§", c.text)]
+            if (
+                len(said) == 1
+                and self.scan.count(later, "corrections", "clause_alone")
+                and not self.scan.episode_end(later)
+            ):
+                kept["sleep"] = (later[-1], Hit("sleep_timer", "pattern", 0, 0, {"d": said[0]}))
         volume = kept.get("volume")
         if (
             volume is not None
@@ -679,9 +694,11 @@ class _Reader:
             if call is None:
                 return Reading(**base, **extra, tools=hints, why=f"{hit.tool} needs the model")
             if call.tool:
-                times = number_value(hit.args.get("n", "")) if hit.tool in (
-                    "next_episode", "previous_episode") else None  # fmt: skip
-                made = [call] * min(times or 1, 9)  # "go back two chapters"
+                count = re.sub(r"^a couple(?: of)?$", "2", hit.args.get("n", ""))
+                times = number_value(count) if hit.tool in (
+                    "next_episode", "previous_episode", "volume_up", "volume_down"
+                ) else None  # fmt: skip
+                made = [call] * min(times or 1, 9)  # "go back two chapters", "调大两格"
                 by_clause.setdefault(id(clause), (clause, []))[1].extend(made)
                 calls.extend(made)
         # an amount said beside a command that the command does not carry ("skip fifteen
@@ -853,6 +870,14 @@ class _Reader:
             elif (
                 playback
                 and playback[1].tool in ("stop", "pause")
+                and self._now_instead(sleep[0], *playback)
+            ):  # "这集完了停吧，哎不对，现在就停": now, not at the episode's end
+                del kept["sleep"]
+                kept["playback"] = (playback[0], Hit("pause", "cues", playback[1].start,
+                                                     playback[1].end))  # fmt: skip
+            elif (
+                playback
+                and playback[1].tool in ("stop", "pause")
                 and playback[1].kind == "cues"
                 and (playback[0] is not sleep[0] or not _now_beside(*playback))
             ):  # "听完这一集咱们就睡觉了。这集放完就停", "after this chapter we have to stop so
@@ -954,6 +979,16 @@ class _Reader:
         ):
             del kept["playback"]
 
+    def _now_instead(self, timer: Clause, clause: Clause, stop: Hit) -> bool:
+        """True when the stop `stop` in `clause` comes after the end-of-episode timer's
+        clause `timer` and a correction between them, with a word of now beside it ("这集
+        完了停吧，哎不对，现在就停"): the stop is now, and the timer is taken back."""
+        if clause is timer or not _now_beside(clause, stop):
+            return False
+        at, to = self.clauses.index(timer), self.clauses.index(clause)
+        return to > at and self.scan.count(self.clauses[at + 1 : to + 1], "corrections",
+                                           "clause_alone") > 0  # fmt: skip
+
     def _cancels(self, clause: Clause, word: str, hit: Hit) -> bool:
         """True when the cancel `word` of `clause` takes back the end-of-episode `hit`, not
         a timer it names before it ("forget the timer, just stop it when this chapter ends":
@@ -1047,12 +1082,17 @@ class _Reader:
             return cancel[0]
         negated = [h for h in clause.hits if h.negated and h.tool in ("pause", "stop")]
         unset = [h for h in clause.hits if h.negated and h.tool == "sleep_timer"]
-        onward = [h for h in clause.hits if h.negated and h.tool == "next_episode"]
+        onward = [h for h in clause.hits if h.negated and h.tool == "next_episode"
+                  and re.search(r"下|\bnext\b|\bon\b", clause.text[h.start : h.end])]  # fmt: skip
+        # ("别跳过去", "don't skip it": no skip, no end of anything)
         if (
             onward
             and not clause.question
             and not any(h.tool in COMMANDS and h.tool != "resume" for h in live)
         ):  # "别放下一集", "don't carry on into the next one": this episode is the last
+            if re.search(r"\byet\b|先别|还别|暂时别", clause.text):
+                # "don't skip to the next chapter yet": not now, and no end set either
+                return Hit("resume", "cues", onward[0].start, onward[0].end)
             return Hit(
                 "sleep_timer", "pattern", onward[0].start, onward[0].end, {"episode_end": "next"}
             )
@@ -1244,6 +1284,8 @@ class _Reader:
             if kind == "ask":  # "调一下速度": faster or slower?
                 extra["clarify"] = "speed"
                 return Call("")
+            if hit.kind == "normal" and re.search(_VOLUME_NOT_SPEED, fold(self.utterance)):
+                return None  # "put the volume back to normal": no speed
             call = self._speed(hit)
             if call is not None and not 0.5 <= call.arguments.get("rate", 1.0) <= 2.0:
                 extra["clarify"] = "speed_range"  # "三倍速": past what the player holds, ask
@@ -1426,8 +1468,9 @@ class _Reader:
                 # "put on the martian from sol ten", "jump to Sol 12 in The Martian": an
                 # episode's own name
                 named = _numbered_name(
-                    r"\b(?:from|to)(?!\s+(?:chapter|episode|part|volume|speed|minute|second|"
-                    r"level|percent|number|page|track|ch|ep)\b)",
+                    r"(?:\b(?:from|to|play|put on)|§B\d+§,?)(?!\s+(?:chapter|episode|part|"
+                    r"volume|speed|minute|second|level|percent|number|page|track|ch|ep|book|"
+                    r"season|vol|times?)\b)",
                     re.sub(r"\s+(?:in|of|from)\s+§B\d+§[\s?!.]*$", "", text),
                 )
                 if named:
@@ -1958,12 +2001,16 @@ class _Reader:
 def _numbered_name(lead: str, text: str) -> str:
     """ "sol 12" for `text` ending in `lead` then a word and a number ("to Sol twelve",
     "from sol 10"): a name an episode may have; "" when the text does not end so."""
-    found = re.search(rf"{lead}\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$", text)
-    if not found:
-        return ""
-    said = found.group(2)
-    n = int(said) if said.isdigit() else english_number(said)
-    return "" if n is None else f"{found.group(1)} {n}"
+    for lead_at in re.finditer(lead, text):
+        found = re.match(
+            r"\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$", text[lead_at.end() :]
+        )
+        if found:
+            said = found.group(2)
+            n = int(said) if said.isdigit() else english_number(said)
+            if n is not None:
+                return f"{found.group(1)} {n}"
+    return ""
 
 
 def _one_of(titles: list[str]) -> str | None:

@@ -400,13 +400,30 @@ def test_a_question_beside_a_command_is_answered_too() -> None:
         ("我这心脏受不了这么大的声音", "volume_down"),
         ("正打着电话呢", "volume_down"),
         ("窗外修路听不真切", "volume_up"),
-        ("声音给我加两格", "volume_up"),
         ("the walls here are paper thin", "volume_down"),
         ("the blender is going in the kitchen", "volume_up"),
     ],
 )
 def test_remarks_of_the_room_in_more_words(utterance: str, tool: str) -> None:
     assert [c[0] for c in calls(utterance)] == [tool]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "tool", "count"),
+    [
+        ("音量调大两格", "volume_up", 2),
+        ("声音给我加两格", "volume_up", 2),
+        ("声音调小三档", "volume_down", 3),
+        ("bump it up two notches", "volume_up", 2),
+        ("turn it down a couple of notches", "volume_down", 2),
+        ("go back a couple chapters", "previous_episode", 2),
+        ("skip ahead a couple of episodes", "next_episode", 2),
+    ],
+)
+def test_steps_counted_are_as_many_calls(utterance: str, tool: str, count: int) -> None:
+    """A count of volume steps or episodes is made as that many calls, not one step and
+    not a question (a new user's trial: 音量调大两格 made one step)."""
+    assert guessed(utterance) == ([(tool, {})] * count, False)
 
 
 @pytest.mark.parametrize(
@@ -1128,7 +1145,7 @@ def guessed(utterance: str) -> tuple[list[tuple[str, dict]], bool]:
     ("utterance", "expected"),
     [
         # an amount said beside a command that does not carry it: asked about first
-        ("bump it up two notches", [("volume_up", {})]),
+        ("turn it up by twenty", [("volume_up", {})]),
         ("声音再大个二十", [("volume_up", {})]),
         # an amount said alone in the clause beside it is its amount
         ("下一集，大概四十秒", [("next_episode", {})]),
@@ -1424,3 +1441,58 @@ def test_an_amount_alone_is_an_answer_of_how_much(
 )  # fmt: skip
 def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a stop composed with the episode's end, in the words listeners use for both
+        ("这回书说完就歇了吧", [("sleep_timer", {"end_of_episode": True})]),
+        ("到这章末尾就别放了，明天接着从下一章听。", [("sleep_timer", {"end_of_episode": True})]),
+        ("我去洗个澡这集完了就先停着", [("sleep_timer", {"end_of_episode": True})]),
+        ("放完这一段拉倒", [("sleep_timer", {"end_of_episode": True})]),
+        ("整成两倍速，赶紧听完拉倒。", [("set_speed", {"rate": 2.0})]),  # no episode: no stop
+        (
+            "let this one finish and then call it a night",
+            [("sleep_timer", {"end_of_episode": True})],
+        ),
+        ("kill it once this episodes done", [("sleep_timer", {"end_of_episode": True})]),
+        (
+            "dont roll into the next episode when this one wraps up",
+            [("sleep_timer", {"end_of_episode": True})],
+        ),
+        # a correction after the timer: the later words win
+        (
+            "Stop at the end of the episode - no wait, make it twenty minutes.",
+            [("sleep_timer", {"minutes": 20})],
+        ),
+        ("这集完了停吧，哎不对，现在就停", [("pause", {})]),
+        # a negated move: no move, and no end of anything unless "next" is said
+        ("don't skip to the next chapter yet", [("resume", {})]),
+        ("别跳过去", []),
+        # a speed said as a share, offered, or back to the usual
+        ("放慢到一半的速度", [("set_speed", {"rate": 0.5})]),
+        ("Can we try 1.75?", [("set_speed", {"rate": 1.75})]),
+        ("put it back to normal", [("set_speed", {"rate": 1.0})]),
+        ("put the volume back to normal", []),
+        ("别整那么快了，还是按原本那个速儿放", [("set_speed", {"rate": 1.0})]),
+        # the skip: its ends in other words, less of it, off
+        ("前头跳1分20秒，后头跳40秒，以后每集都这样", [("set_skip", {"intro": 80, "outro": 40})]),
+        ("开头跳多了往回收五秒", [("set_skip", {"intro": -5, "relative": True})]),
+        ("ease off the opening skip by fifteen", [("set_skip", {"intro": -15, "relative": True})]),
+        ("以后开头别给我跳了", [("set_skip", {"intro": 0})]),
+        ("咋每集都得先听一遍上集回顾烦死了", []),  # the recap, not the episode before: asked
+        # the volume, the episode before, a question after an interjection
+        ("音量压一压再过十分钟给关了", [("volume_down", {}), ("sleep_timer", {"minutes": 10})]),
+        ("把前面那集再放一回", [("previous_episode", {})]),
+        ("wait what chapter are we on now", [("get_status", {})]),
+        # an episode's own name after the title ("sol 9" of a book whose chapters are sols)
+        ("play dracula sol 9", [("play_book", {"keyword": "Dracula", "episode_title": "sol 9"})]),
+        (
+            "play sol ten of dracula",
+            [("play_book", {"keyword": "Dracula", "episode_title": "sol 10"})],
+        ),
+    ],
+)
+def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:
+    assert guessed(utterance) == (expected, False)

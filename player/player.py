@@ -619,6 +619,15 @@ class Player(PlayerTools):
         """Play `episode` now if it is local or cached (returns at once), else start its
         download and play when it is complete and checked. Returns the result text."""
         async with self._lock:
+            holder = self.now or self.pending
+            if (
+                self.sleep_at_end
+                and holder is not None
+                and holder.detail.album.id != detail.album.id
+            ):  # "stop after this chapter", then another book: that chapter is gone
+                self.sleep_at_end = False
+                _LOGGER.info("end-of-episode timer of %s dropped: another book plays",
+                             holder.detail.album.title)  # fmt: skip
             position = self._past_intro(detail, episode, position)
             path = self._playable_path(episode)
             if path is not None and self._same_file(detail, episode, path):

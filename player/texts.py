@@ -131,6 +131,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "err_other": ("这个做不到，请换个说法", "That didn't work; please say it another way"),
     "which_book": ("想听哪一本？书库里有{total}本书，比如{items}", "Which book would you like? The library has {total}, such as {items}"),
     "library": ("书库里有{total}本书，有{items}", "The library has {total} books, such as {items}"),
+    "which_of": ("你说的是哪一本？是{items}？", "Which one do you mean: {items}?"),
     "which_book_one": ("想听哪一本？书库里有一本书：{items}", "Which book would you like? The library has one: {items}"),
     "library_one": ("书库里有一本书：{items}", "The library has one book: {items}"),
     "library_empty": ("书库里还没有书", "The library has no books yet"),
@@ -217,6 +218,15 @@ def join_titles(language: str, items: list[str], *, more: bool = False) -> str:
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     text = items[0] if len(items) == 1 else "、".join(items[:-1]) + "和" + items[-1]
     return text + ("等" if more else "")
+
+
+def join_choices(language: str, items: list[str]) -> str:
+    """Items offered as a choice: "西游记还是三体" / "A, B or C"."""
+    if len(items) < 2:
+        return "".join(items)
+    if language == "en":
+        return ", ".join(items[:-1]) + " or " + items[-1]
+    return "、".join(items[:-1]) + "还是" + items[-1]
 
 
 def clock(language: str, seconds: float) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 from words.numbers import english_number
 from words.text import CJK, fold, normalize
-from words.titles import is_stop_word
+from words.titles import EXACT, SUBSTRING, is_stop_word
 
 from .contract import (
     ALBUM,
@@ -64,8 +64,17 @@ from .errors import (
 )
 from .examples import EXAMPLES
 from .models import Album, AlbumDetail, PlayerState
-from .sources.base import rank
-from .texts import MESSAGES, album_name, clock, episode_title, join_titles, say, title_part
+from .sources.base import album_score, rank
+from .texts import (
+    MESSAGES,
+    album_name,
+    clock,
+    episode_title,
+    join_choices,
+    join_titles,
+    say,
+    title_part,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -438,6 +447,15 @@ class PlayerTools:
             found = await self._episode_named(keyword)
             if found is not None:
                 return self._played(await self.play(*found))
+        several: list[Album] = []
+        if keyword:
+            keyword, several = await self._several(keyword)
+        if several:
+            # "harry potter" with two of its books here and neither listened to: which one,
+            # never the first that comes
+            names = [album_name(self.language, a) for a in several[:3]]
+            return {"message": say(self.language, "which_of", items=join_choices(self.language, names)),
+                    "albums": [album_data(a) for a in several[:3]], "total": len(several)}  # fmt: skip
         if not keyword:
             holder = self.now or self.pending
             if holder is not None:
@@ -480,6 +498,30 @@ class PlayerTools:
         else:
             message = await self.play(detail, detail.episodes[0])
         return self._played(message)
+
+    async def _several(self, keyword: str) -> tuple[str, list[Album]]:
+        """When `keyword` names several of the library's albums equally well ("harry
+        potter": two of its books, each title holding the words): the id of the one loaded
+        now or listened to most recently among them, which is the one meant, with no
+        others; else `keyword` and all of them, for the listener to choose. `keyword` and
+        [] when it names one album, or none."""
+        if self.is_album_id(keyword):
+            return keyword, []
+        albums = await asyncio.to_thread(self.library_albums)
+        scores = [(album_score(keyword, a), a) for a in albums]
+        top = max((score for score, _ in scores), default=0)
+        if top < SUBSTRING or top >= EXACT:
+            return keyword, []
+        tied = {a.id: a for score, a in scores if score == top}
+        if len(tied) < 2:
+            return keyword, []
+        holder = self.now or self.pending
+        if holder is not None and holder.detail.album.id in tied:
+            return holder.detail.album.id, []
+        for mark in self.store.recent_bookmarks(20):
+            if mark.album_id in tied:
+                return mark.album_id, []
+        return keyword, list(tied.values())
 
     async def _episode_named(self, words: str) -> tuple[AlbumDetail, Any] | None:
         """The book loaded now (else the one left off last) and its one episode whose title

@@ -27,6 +27,7 @@ from player.chapters import ChapterIndex, id3_has_chapters, read_chapters
 from player.player import bedtime_window, in_window
 from player.sources import LocalLibrary
 from player.store import Store
+from player.texts import MESSAGES
 
 RATE = 48000
 MOBY = [("Chapter 1: Loomings", 3.0), ("Chapter 2: The Carpet-Bag", 3.0),
@@ -594,3 +595,18 @@ async def test_the_volume_stays_within_the_child_box_limits(make_player, library
     assert "睡觉时间" in (await bounded(player.volume_up()))["message"]
     await bounded(player.play_book("西游记", section=1))
     assert player.now.playback.volume() == 0.4
+
+
+async def test_another_book_drops_the_end_of_episode_timer(make_player, library):
+    """ "Stop after this chapter", then another book: the chapter it was set for is gone,
+    and the new book plays on (a new user's trial heard the other book stop); "next
+    chapter" keeps it, for the chapter now playing."""
+    player = await make_player(library_paths=[library], sink=RecordingSink(speed=1.0))
+    await bounded(player.play_book("西游记", section=1))
+    await bounded(player.sleep_timer(end_of_episode=True))
+    await bounded(player.next_episode())
+    assert player.sleep_at_end  # the chapter playing now ends the listening
+    await bounded(player.play_book("Journey to the West"))
+    assert not player.sleep_at_end
+    status = await bounded(player.get_status("sleep"))
+    assert status["message"] == MESSAGES["about_no_sleep"][0], status

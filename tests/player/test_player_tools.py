@@ -327,6 +327,31 @@ async def test_nothing_found_offers_the_book_listened_to_last(make_player, libra
         await bounded(player.play_book("lib:0000000000"))
 
 
+async def test_words_naming_two_books_equally_ask_which(make_player, tmp_path):
+    """ "harry potter" with two of its books here and neither listened to: nothing starts
+    and the listener is asked which; once one was listened to, the words mean it."""
+    root = tmp_path / "hp"
+    make_album(root, "Harry Potter and the Philosopher's Stone", ["Chapter 01"], seconds=1.0)
+    make_album(root, "Harry Potter and the Chamber of Secrets", ["Chapter 01"], seconds=1.0)
+    make_album(root, "Matilda", ["Chapter 01"], seconds=1.0)
+    player = await make_player(library_paths=[root], language="en")
+    await bounded(player.play_book("Matilda"))
+    result = await bounded(player.play_book("harry potter"))
+    assert result["message"] == (
+        "Which one do you mean: Harry Potter and the Philosopher's Stone or "
+        "Harry Potter and the Chamber of Secrets?"
+    ) or result["message"] == (
+        "Which one do you mean: Harry Potter and the Chamber of Secrets or "
+        "Harry Potter and the Philosopher's Stone?"
+    )
+    assert result["total"] == 2 and player.now.detail.album.title == "Matilda"
+    await bounded(player.play_book("harry potter and the chamber"))  # one named: it plays
+    assert player.now.detail.album.title == "Harry Potter and the Chamber of Secrets"
+    await bounded(player.play_book("Matilda"))
+    await bounded(player.play_book("harry potter"))  # the one listened to before
+    assert player.now.detail.album.title == "Harry Potter and the Chamber of Secrets"
+
+
 async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
     make_player, library, sink
 ):

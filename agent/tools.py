@@ -270,6 +270,10 @@ class ToolRegistry:
     `words.TitleIndex` (titles with their aliases); `spoken(title)` returns the name to say
     an album title by in the configured language (e.g. ``player.spoken_title``: "西游记" ->
     "Journey to the West" in English). An `Agent` given none of its own uses these.
+    `answers` are the exception types a tool raises as an answer the listener hears (a
+    book the library does not hold, an argument out of range: e.g. the player's
+    ``NotFoundError`` and ``BadInputError``): logged at INFO, where any other exception, a
+    tool's own bug, is logged at WARNING.
     """
 
     def __init__(
@@ -283,8 +287,10 @@ class ToolRegistry:
         fold: Callable[[str], str] | None = None,
         index: Callable[[], Any] | None = None,
         spoken: Callable[[str], str] | None = None,
+        answers: tuple[type[BaseException], ...] = (),
     ) -> None:
         self.catalog = catalog
+        self.answers = answers
         self.context = context
         self.fold = fold
         self.index = index
@@ -456,7 +462,8 @@ class ToolRegistry:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a tool's own bug must not end the turn
-            _LOGGER.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
+            level = logging.INFO if isinstance(exc, self.answers) else logging.WARNING
+            _LOGGER.log(level, "tool %s failed: %s: %s", name, type(exc).__name__, exc)
             detail = str(exc) or type(exc).__name__
             text = f"Error: {name} failed: {detail}"
             tool_error = validated

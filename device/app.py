@@ -661,7 +661,9 @@ class App:
 
 
 def book_facts(player: Any) -> dict[str, Any]:
-    """What `xiaoting status` shows of the book: album, episode, its title when it is words
+    """What `xiaoting status` shows of the book: album (its title, and `album_name`, the
+    name the answers speak it by in the configured language, when that differs), episode,
+    `chapter` (true when the episode is a chapter of a file), its title when it is words
     worth speaking (`player.texts.episode_title`: "" for "第02集" or a file name's slug),
     position (s), the book's speed and intro/outro skips (s), volume (%), the sleep timer
     (minutes left, or at the end of the episode), downloads. Keys whose facts the player
@@ -673,7 +675,12 @@ def book_facts(player: Any) -> dict[str, Any]:
 
         with contextlib.suppress(AttributeError):
             facts["album"] = now.detail.album.title
+            spoken_title = getattr(player, "spoken_title", None)
+            spoken = spoken_title(facts["album"]) if spoken_title else facts["album"]
+            if spoken != facts["album"]:
+                facts["album_name"] = spoken
             facts["episode"] = now.episode.section
+            facts["chapter"] = bool(now.episode.is_chapter)
             facts["episode_title"] = episode_title(now.episode, now.detail.album.title)
             facts["position_s"] = round(float(getattr(now, "position", now.playback.position)), 1)
             speed, intro, outro = player.book_settings(now.detail.album)

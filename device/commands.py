@@ -337,16 +337,21 @@ async def list_tools(config: Config) -> int:
 
 
 def format_status(reply: dict[str, Any], language: str) -> list[str]:
-    """The readable lines of `xiaoting status`: state, book, album, episode, position,
+    """The readable lines of `xiaoting status`: the voice's state (idle, listening…),
+    playback's (playing, paused…), album, episode or chapter, position,
     speed, skips, volume, sleep timer, downloads, underruns, speaker, turns, last turn."""
     lang = reply.get("language") or language
     none = say("none", lang)
     lines = [say("st_state", lang, value=state_name(reply.get("state", "?"), lang))]
     lines.append(say("st_book", lang, value=state_name(reply.get("player") or "", lang) or none))
     if reply.get("album"):
-        lines.append(say("st_album", lang, value=reply["album"]))
+        album = reply["album"]
+        if reply.get("album_name"):  # the name the answers speak it by
+            album = f"{reply['album_name']} ({album})"
+        lines.append(say("st_album", lang, value=album))
         title = reply.get("episode_title") or ""
-        lines.append(say("st_episode", lang, value=f"{reply.get('episode', '?')} {title}".strip()))
+        label = "st_chapter" if reply.get("chapter") else "st_episode"
+        lines.append(say(label, lang, value=f"{reply.get('episode', '?')} {title}".strip()))
         pos = float(reply.get("position_s") or 0)
         lines.append(say("st_position", lang, value=f"{int(pos // 60)}:{int(pos % 60):02d}"))
         if reply.get("speed") is not None:

@@ -532,10 +532,13 @@ async def _make_player(config: Config, mixer: Mixer) -> BookPlayer | None:
 
 def _make_registry(config: Config, player: Any) -> Any:
     from agent.tools import ToolRegistry
+    from player.errors import BadInputError, NotFoundError
 
     registry = ToolRegistry(
         default_timeout=config.llm.tool_timeout,
         max_observation_chars=config.llm.observation_max_chars,
+        # a book not held, a chapter past the end: answers the listener hears, not faults
+        answers=(NotFoundError, BadInputError),
     )
     if player is not None and hasattr(player, "tools"):
         for func in player.tools():

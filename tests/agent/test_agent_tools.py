@@ -180,3 +180,26 @@ def test_tool_objects_and_bad_schemas() -> None:
     assert registry.get("remote.search") is tool
     with pytest.raises(ValueError):
         registry.add(Tool("bad", "", {"type": "nonsense"}, anything))
+
+
+async def test_an_answer_raised_is_logged_as_info_a_tool_bug_as_a_warning(caplog) -> None:
+    """A book the library does not hold is the listener's answer, not a fault to warn of
+    in the journal; any other exception of a tool is."""
+
+    class NotHeld(Exception):
+        pass
+
+    async def play(keyword: str) -> dict:
+        """Play a book."""
+        if keyword == "bug":
+            raise ValueError("broken")
+        raise NotHeld(f"no book {keyword}")
+
+    registry = ToolRegistry([tool_from_function(play)], answers=(NotHeld,))
+    with caplog.at_level("INFO", logger="agent.tools"):
+        held = await registry.call("play", {"keyword": "dinner"})
+        bug = await registry.call("play", {"keyword": "bug"})
+    assert not held.ok and not bug.ok and "no book dinner" in held.text
+    levels = {r.getMessage().split(":")[1].strip(): r.levelname
+              for r in caplog.records if r.getMessage().startswith("tool play failed:")}  # fmt: skip
+    assert levels == {"NotHeld": "INFO", "ValueError": "WARNING"}

@@ -103,6 +103,8 @@ async def test_status_shows_the_chapter_and_the_position_within_it(tmp_path: Pat
         await wait_until(lambda: player.now.position > 0.2)
         facts = book_facts(player)
         assert facts["episode"] == 2 and facts["episode_title"] == "The Carpet-Bag"
+        assert facts["chapter"] is True and "album_name" not in facts  # no other name known
+        assert "章：2 The Carpet-Bag" in format_status({"state": "idle", **facts}, "zh")
         assert 0.2 <= facts["position_s"] < 1.5  # within the chapter, not the file
         assert (facts["speed"], facts["intro_s"], facts["outro_s"]) == (1.0, 0.0, 0.0)
         assert "sleep" not in facts and "sleep_minutes" not in facts

@@ -220,7 +220,7 @@ async def test_status_prints_readable_lines_and_json(tmp_path: Path, capsys) -> 
     finally:
         rt.app.request_stop()
         await asyncio.wait_for(task, T)
-    assert text.splitlines()[:2] == ["状态：空闲 (idle)", "书：空闲 (idle)"]
+    assert text.splitlines()[:2] == ["语音：空闲 (idle)", "播放：空闲 (idle)"]
     assert "欠载：0" in text and "下载：无" in text
     assert "{" not in text
     assert data["state"] == "idle" and data["underruns"] == 0
@@ -273,14 +273,26 @@ def test_status_lines_show_album_episode_position_volume_downloads() -> None:
         "en",
     )
     assert lines[:6] == [
-        "state: idle",
-        "book: playing",
+        "voice: idle",
+        "playback: playing",
         "album: 西游记",
         "episode: 2 第02集",
         "position: 2:05",
         "volume: 60%",
     ]
     assert "downloads: 三体 #3 40%" in lines and "underruns: 2" in lines
+
+
+def test_status_lines_say_a_chapter_and_the_name_the_answers_use() -> None:
+    """A chapter of a chapter-marked file is said as one, and the album by the name the
+    answers speak it by, its title beside it (a new user's trial read "episode: 3" for a
+    chapter and an English title in a Chinese status)."""
+    reply = {"state": "idle", "player": "playing", "album": "The Martian", "episode": 3,
+             "album_name": "火星救援", "chapter": True, "episode_title": "Sol 6"}  # fmt: skip
+    lines = commands.format_status(reply, "zh")
+    assert "专辑：火星救援 (The Martian)" in lines and "章：3 Sol 6" in lines
+    lines = commands.format_status({**reply, "chapter": False, "album_name": None}, "en")
+    assert "album: The Martian" in lines and "episode: 3 Sol 6" in lines
 
 
 def test_tool_list_names_every_player_tool(tmp_path: Path, capsys) -> None:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from typing import Any
 
-from words import Reading, TitleIndex, amount_reply
+from words import Reading, TitleIndex, amount_reply, steps_said
 from words import fold as fold_words
 from words import read as read_words
 from words.analogs import AGREE, NEAR, Analogs, call_intent
@@ -48,6 +48,9 @@ from .tools import ToolRegistry, ToolResult
 from .turn import Step, StepKind, TurnResult, short_text
 
 _LOGGER = logging.getLogger(__name__)
+
+_STEPPED = frozenset({"volume_up", "volume_down", "next_episode", "previous_episode"})
+"""Calls of one step, made as many times as a yes counts ("yes, two notches")."""
 
 __all__ = ["Agent", "Step", "StepKind", "TurnResult"]
 
@@ -788,7 +791,13 @@ class Agent:
             turn.answer = text["ack"]
             return
         thought = "words: yes to the call asked about"
-        result = await self._words_call(turn, tool, arguments, thought, cancel, on_step)
+        # "yes, two notches": a step made as many times as said (2 to 5)
+        count = steps_said(reading.utterance) if tool in _STEPPED else None
+        times = count if count is not None and 2 <= count <= 5 else 1
+        for _ in range(times):
+            result = await self._words_call(turn, tool, arguments, thought, cancel, on_step)
+            if result is None or not result.ok:
+                break
         if result is not None:
             turn.answer = _spoken(result, self.language)
 

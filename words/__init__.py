@@ -18,6 +18,7 @@ and what the requests most like it asked for (`analogs`, a bank of labelled requ
 from __future__ import annotations
 
 from .amounts import clock_said, durations_said, percents_said
+from .clauses import steps_said
 from .numbers import chinese_number, number_value, numbers_said, section_number, spoken_to_digits
 from .reading import Call, Reading, Ref, amount_reply, read
 from .text import clean_transcript, fold, normalize
@@ -43,5 +44,6 @@ __all__ = [
     "read",
     "section_number",
     "spoken_to_digits",
+    "steps_said",
     "title_named",
 ]

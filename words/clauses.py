@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .numbers import number_value
 from .phrases import Cue, Phrases, load
 from .titles import Named
 
@@ -110,6 +111,27 @@ class Hit:
         if self.tool == "get_status":
             return 41
         return RANK.get((self.tool, self.kind), 10)
+
+
+_STEPS_SAID = re.compile(
+    r"(?:by )?(?P<n>\d|two|three|four|five|a couple(?: of)?)(?: more)? ?(?:notches|steps|clicks|"
+    r"levels|times|chapters|episodes)?"
+    r"|(?:再)?(?P<z>[2-5两二三四五])(?:个)?(?:格|档|下|级|次|集|章)",
+    re.IGNORECASE,
+)
+"""A count of steps said alone after a yes ("yes, two notches", "对，两格")."""
+
+
+def steps_said(answer: str) -> int | None:
+    """The count of steps an answer says after its yes ("yes, two notches": 2, "对，两格":
+    2), or None when it says none."""
+    plain = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", answer.strip().lower())
+    for found in _STEPS_SAID.finditer(plain):
+        said = found.group("n") or found.group("z")
+        value = 2 if said.startswith("a couple") else number_value(said)
+        if value is not None:
+            return value
+    return None
 
 
 _LEADS = frozenset(
@@ -302,8 +324,9 @@ class Scanner:
             if not any(said_in(w, plain, script) for w in words):
                 continue
             rest = strip_words(plain, (*p.words("fillers"), *words), script)
-            if not re.sub(r"[\s,.!?;，。！？；、~～…]+", "", rest):
-                return answer
+            rest = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", rest).strip()
+            if not rest or (answer == "yes" and _STEPS_SAID.fullmatch(rest)):
+                return answer  # "yes, two notches": yes, as many steps as said
         return ""
 
     # -- clauses -----------------------------------------------------------------------

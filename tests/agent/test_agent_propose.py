@@ -191,6 +191,11 @@ async def test_an_amount_not_carried_is_asked_about_and_a_yes_makes_the_step() -
     assert turn.answer == "你是要我把声音调大吗？" and made == []
     done = await run(agent, "嗯，对")
     assert made == ["volume_up"] and done.answer == "音量已调到70%"
+    # a yes that counts the steps makes as many ("对，两格"; a trial's "yes, two notches")
+    made.clear()
+    await run(agent, "声音再大个二十")
+    await run(agent, "对，两格")
+    assert made == ["volume_up", "volume_up"]
 
 
 async def test_forget_drops_the_guess_asked_about() -> None:

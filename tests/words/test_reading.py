@@ -1496,3 +1496,15 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
 )
 def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:
     assert guessed(utterance) == (expected, False)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reply", "steps"),
+    [("yes, two notches", "yes", 2), ("对，两格", "yes", 2), ("yes please", "yes", None),
+     ("yeah, a couple", "yes", 2), ("no, two notches", "", 2), ("yes play dracula", "", None)],
+)  # fmt: skip
+def test_a_yes_may_count_the_steps(answer: str, reply: str, steps: int | None) -> None:
+    from words import steps_said
+
+    assert read(answer, "en" if answer.isascii() else "zh", INDEX).reply == reply
+    assert steps_said(answer) == steps

@@ -2003,7 +2003,8 @@ def _numbered_name(lead: str, text: str) -> str:
     "from sol 10"): a name an episode may have; "" when the text does not end so."""
     for lead_at in re.finditer(lead, text):
         found = re.match(
-            r"\s+(?!the\b|a\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$", text[lead_at.end() :]
+            r"\s+(?!the\b|a\b)([a-z]+)\s+(?!one\s*$)(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
+            text[lead_at.end() :],
         )
         if found:
             said = found.group(2)

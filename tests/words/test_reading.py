@@ -1492,6 +1492,7 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
             "play sol ten of dracula",
             [("play_book", {"keyword": "Dracula", "episode_title": "sol 10"})],
         ),
+        ("play that dracula one", [("play_book", {"keyword": "Dracula"})]),  # "one": no name
     ],
 )
 def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:

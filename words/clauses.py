@@ -561,7 +561,9 @@ class Scanner:
             )
             if any(t.endswith(n) for t in (tail, trimmed) for n in p.words("not_negations")):
                 return False  # "要不放…" (how about), "怎么不放了" (why not): no negation
-            return any(t.endswith(n) for t in (tail, trimmed) for n in p.words("negations"))
+            # "别在这集尾巴上停了": where, between the negation and its verb
+            where = re.sub(r"在[^，。！？,.!?]{1,8}?(?:上|里|时候|时|前|后)?$", "", trimmed)
+            return any(t.endswith(n) for t in (tail, trimmed, where) for n in p.words("negations"))
         words = tail.split()[-3:]
         if any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
                for n in p.words("negations")):  # fmt: skip

@@ -584,6 +584,7 @@ class _Reader:
             and not _SPEED_ASKED.search(speed[0].text[speed[1].start : speed[1].end])
             and (
                 kept.get("seek")
+                or kept.get("skip")  # "一分半的片头每集都给跳了吧，太磨叽": the skip's reason
                 or (
                     kept.get("playback")
                     and (

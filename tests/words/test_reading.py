@@ -1493,6 +1493,13 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
             [("play_book", {"keyword": "Dracula", "episode_title": "sol 10"})],
         ),
         ("play that dracula one", [("play_book", {"keyword": "Dracula"})]),  # "one": no name
+        # moves of several episodes in more verbs, and a count in digits
+        ("往后跳3集", [("next_episode", {})] * 3),
+        ("往后挪三章", [("next_episode", {})] * 3),
+        ("Back up a chapter, I dozed off.", [("previous_episode", {})]),
+        # a negation with where between it and its verb; a complaint as a skip's reason
+        ("别在这集尾巴上停了", [("sleep_timer", {"minutes": 0}), ("resume", {})]),
+        ("一分半的片头 每集都给跳了吧 太磨叽", [("set_skip", {"intro": 90})]),
     ],
 )
 def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from typing import Any
 
-from words import Reading, TitleIndex, amount_reply, steps_said
+from words import Reading, TitleIndex, amount_reply, ordinal_said, steps_said
 from words import fold as fold_words
 from words import read as read_words
 from words.analogs import AGREE, NEAR, Analogs, call_intent
@@ -219,6 +219,8 @@ class Agent:
         self.confirm = frozenset(confirm)
         self.analogs = Analogs.load() if analogs is True else (analogs or None)
         self._proposal: tuple[float, str, dict[str, Any]] | None = None  # (monotonic s, …)
+        # the books offered by the last answer's question ("Which one: A or B?")
+        self._choices: tuple[float, list[str]] | None = None
         # the request the box last asked how much of ("skip the intro": how many seconds?)
         self._asked: tuple[float, str] | None = None
         self.defer_trace = False
@@ -377,6 +379,12 @@ class Agent:
                 # "Did you mean Treasure Island?": the result asks about the same call with
                 # other arguments, and a yes next turn makes it (as a guess asked about).
                 self._proposal = (time.monotonic(), name, dict(offer))
+            offered = (result.data or {}).get("albums") if result.ok else None
+            if name in ("play_book", "search_and_play") and isinstance(offered, list):
+                # "Which one do you mean: A or B?": "the first one" next turn plays A
+                titles = [a.get("title") for a in offered if isinstance(a, dict)]
+                if len(titles) >= 2 and all(isinstance(t, str) and t for t in titles):
+                    self._choices = (time.monotonic(), titles)
             return result
         call.cancel()
         return None
@@ -398,6 +406,23 @@ class Agent:
         turn.reading = reading.why
         utterance = reading.text
         proposal, self._proposal = self._proposal, None
+        choices, self._choices = self._choices, None
+        place = ordinal_said(utterance) if choices is not None else None
+        if (
+            choices is not None
+            and place is not None
+            and time.monotonic() - choices[0] <= PROPOSAL_WAIT_S
+            and -len(choices[1]) <= (place - 1 if place > 0 else place) < len(choices[1])
+        ):  # "the first one" after "Which one do you mean: A or B?"
+            title = choices[1][place - 1 if place > 0 else place]
+            turn.backend = "fastpath"
+            result = await self._words_call(
+                turn, "play_book", {"keyword": title}, "words: the book chosen from those offered",
+                cancel, on_step,
+            )  # fmt: skip
+            if result is not None:
+                turn.answer = _spoken(result, self.language)
+            return
         asked, self._asked = self._asked, None
         if (
             asked is not None
@@ -877,6 +902,7 @@ class Agent:
                 turn.answer = text["ack"]
             elif kind == "choose":
                 turn.answer = text["choose"].format(items=self._join(titles))
+                self._choices = (time.monotonic(), list(titles))
             elif kind == "clarify":
                 turn.answer = text[f"clarify_{titles[0]}"]
                 if titles[0] in AMOUNT_QUESTIONS:  # the answer may be an amount alone
@@ -904,6 +930,7 @@ class Agent:
                 if self._propose(turn, reading, plan, why, on_step):
                     return True
         answers: list[str] = []
+        last_tool = ""
         for call in plan.calls:
             thought = f"words: {reading.why}"
             result = await self._words_call(
@@ -911,7 +938,10 @@ class Agent:
             )
             if result is None:
                 return True
+            if call.tool == last_tool and answers and result.ok:
+                answers.pop()  # "调大两格", "three chapters on": the last step is what it is
             answers.append(_spoken(result, self.language))
+            last_tool = call.tool
             if not result.ok:
                 break
         if len(answers) == 1:

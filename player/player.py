@@ -214,6 +214,7 @@ class Player(PlayerTools):
         self.sleep_deadline: float | None = None
         self.sleep_left: float | None = None
         self.sleep_at_end = False
+        self.timer_dropped = False
         self._index: tuple[tuple, TitleIndex] | None = None
         self._subscribers: list[Callable[[PlayerState], object]] = []
         self._tasks: set[asyncio.Task[object]] = set()
@@ -626,6 +627,7 @@ class Player(PlayerTools):
                 and holder.detail.album.id != detail.album.id
             ):  # "stop after this chapter", then another book: that chapter is gone
                 self.sleep_at_end = False
+                self.timer_dropped = True  # said with the answer (`PlayerTools._played`)
                 _LOGGER.info("end-of-episode timer of %s dropped: another book plays",
                              holder.detail.album.title)  # fmt: skip
             position = self._past_intro(detail, episode, position)

@@ -39,7 +39,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "playing_chapter": ("正在播放{album}第{section}章{title}", "Playing {album}, chapter {section}{title}"),
     "downloading": ("正在下载{album}第{section}集，稍等，下载好就播放", "Downloading {album} episode {section}; it will play when ready"),
     "paused": ("已暂停{album}第{section}集", "Paused {album}, episode {section}"),
+    "paused_chapter": ("已暂停{album}第{section}章", "Paused {album}, chapter {section}"),
     "resumed": ("继续播放{album}第{section}集", "Resumed {album}, episode {section}"),
+    "resumed_chapter": ("继续播放{album}第{section}章", "Resumed {album}, chapter {section}"),
     "stopped": ("已停止播放", "Playback stopped"),
     "nothing": ("现在没有在播放", "Nothing is playing"),
     "nothing_which": ("现在没有在播放，想听哪一本？", "Nothing is playing. Which book would you like?"),
@@ -54,6 +56,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status_paused": ("已暂停{album}第{section}集{title}（共{count}集），{pos}/{dur}", "Paused {album}, episode {section} of {count}{title}, {pos} of {dur}"),
     "status_loading": ("正在准备{album}第{section}集", "Preparing {album}, episode {section}"),
     "status_idle": ("空闲，没有在播放", "Idle, nothing playing"),
+    "status_left_off": ("没有在播放，上次听到{album}第{section}集{pos}处", "Nothing playing; {album} was left at episode {section}, {pos}"),
+    "status_left_off_start": ("没有在播放，上次听到{album}第{section}集，从头开始", "Nothing playing; {album} was left at the start of episode {section}"),
     "about_episodes": ("{album}一共{count}集，现在是第{section}集", "{album} has {count} episodes; this is episode {section}"),
     "about_left": ("{album}一共{count}集，现在是第{section}集，后面还有{left}集", "{album} has {count} episodes; this is episode {section}, with {left} more after it"),
     "about_last": ("这是{album}的最后一集了", "This is the last episode of {album}"),
@@ -131,6 +135,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "err_other": ("这个做不到，请换个说法", "That didn't work; please say it another way"),
     "which_book": ("想听哪一本？书库里有{total}本书，比如{items}", "Which book would you like? The library has {total}, such as {items}"),
     "library": ("书库里有{total}本书，有{items}", "The library has {total} books, such as {items}"),
+    "library_all": ("书库里有{total}本书：{items}", "The library has {total} books: {items}"),
+    "sleep_dropped": ("{message}。上一本书这一集放完就停的定时已取消", "{message}. The stop at the end of the other book's chapter is off"),
     "which_of": ("你说的是哪一本？是{items}？", "Which one do you mean: {items}?"),
     "which_book_one": ("想听哪一本？书库里有一本书：{items}", "Which book would you like? The library has one: {items}"),
     "library_one": ("书库里有一本书：{items}", "The library has one book: {items}"),
@@ -294,8 +300,9 @@ def episode_title(episode, album: str = "") -> str:
 
 def title_part(language: str, episode, album: str = "") -> str:
     """The episode title ready to follow its number: " 猴王出世" / ": The Storm", or ""
-    (see `episode_title`)."""
+    (see `episode_title`); "" in English for a title in Chinese characters, which the
+    English voice cannot say (the number is said)."""
     title = episode_title(episode, album)
-    if not title:
+    if not title or (language == "en" and re.search(r"[\u3400-\u9fff]", title)):
         return ""
     return f": {title}" if language == "en" else f" {title}"

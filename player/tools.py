@@ -210,6 +210,11 @@ class PlayerTools:
         return any(keyword.startswith(s.prefix) for s in self.catalog.sources)
 
     def _played(self, message: str) -> dict[str, Any]:
+        """The result of a play: its message (with a word that the end-of-episode timer of
+        the book before was dropped, when it was) and the player's `now`."""
+        if getattr(self, "timer_dropped", False):
+            self.timer_dropped = False
+            message = say(self.language, "sleep_dropped", message=message.rstrip("。."))
         result: dict[str, Any] = {"message": message}
         if (now := self.now_data()) is not None:
             result["now"] = now
@@ -593,7 +598,8 @@ class PlayerTools:
         self._set_state(PlayerState.PAUSED)
         self.save_bookmark()
         name = album_name(self.language, now.detail.album)
-        return self._played(say(self.language, "paused", album=name, section=now.episode.section))
+        key = "paused_chapter" if now.episode.is_chapter else "paused"  # a chapter said as one
+        return self._played(say(self.language, key, album=name, section=now.episode.section))
 
     @tool(
         return_direct=True,
@@ -619,7 +625,8 @@ class PlayerTools:
         now.playback.resume()
         self._set_state(PlayerState.PLAYING)
         name = album_name(self.language, now.detail.album)
-        return self._played(say(self.language, "resumed", album=name, section=now.episode.section))
+        key = "resumed_chapter" if now.episode.is_chapter else "resumed"  # a chapter said as one
+        return self._played(say(self.language, key, album=name, section=now.episode.section))
 
     @tool(
         return_direct=True,
@@ -643,6 +650,7 @@ class PlayerTools:
         "skipped; about is what they ask.",
         output=result_schema(
             now=NOW,
+            left_off=BOOKMARK,  # nothing loaded: where the last book was left
             volume={"type": "integer", "x-role": "percent"},
             sleep_minutes={"type": "integer", "x-role": "minutes"},
             intro={"type": "number", "x-role": "seconds"},
@@ -679,6 +687,14 @@ class PlayerTools:
             parts.append(say(lang, "status_loading",
                              album=album_name(lang, self.pending.detail.album),
                              section=self.pending.episode.section))  # fmt: skip
+        elif (left := await self.left_off()) is not None:
+            # "播到哪了" after a timer stopped the book: where it was left, not only "idle"
+            detail, mark = left
+            album = detail.album
+            key = "status_left_off" if mark.position >= 1 else "status_left_off_start"
+            parts.append(say(lang, key, album=album_name(lang, album),
+                             section=mark.section, pos=clock(lang, mark.position)))  # fmt: skip
+            result["left_off"] = self.bookmark_data(album, len(detail.episodes))
         else:
             parts.append(say(lang, "status_idle"))
         if (data := self.now_data()) is not None:
@@ -770,7 +786,9 @@ class PlayerTools:
                        if after else say(lang, "about_last", album=name))  # fmt: skip
         elif about in ("time_left", "length") and duration:
             key = "about_time_left" if about == "time_left" else "about_length"
-            message = say(lang, key, rest=clock(lang, max(0.0, duration - position)),
+            outro = self.book_settings(album)[2]  # the end skipped is not heard: not left
+            rest = max(0.0, duration - min(outro, duration) - position)
+            message = say(lang, key, rest=clock(lang, rest),
                           dur=clock(lang, duration), album=name, count=count)  # fmt: skip
         elif about == "author":
             message = (say(lang, "about_author", album=name, author=album.author)
@@ -1151,6 +1169,8 @@ class PlayerTools:
         items = join_titles(self.language, names, more=len(albums) > count)
         if len(albums) == 1 and f"{key}_one" in MESSAGES:
             key = f"{key}_one"  # "one book: …", never "1 books"
+        elif len(albums) <= count and f"{key}_all" in MESSAGES:
+            key = f"{key}_all"  # all of them named: not "such as"
         return {"message": say(self.language, key, total=len(albums), items=items),
                 "albums": [album_data(a) for a in shown], "total": len(albums)}  # fmt: skip
 

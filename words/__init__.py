@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from .amounts import clock_said, durations_said, percents_said
 from .clauses import steps_said
-from .numbers import chinese_number, number_value, numbers_said, section_number, spoken_to_digits
+from .numbers import (
+    chinese_number,
+    number_value,
+    numbers_said,
+    ordinal_said,
+    section_number,
+    spoken_to_digits,
+)
 from .reading import Call, Reading, Ref, amount_reply, read
 from .text import clean_transcript, fold, normalize
 from .titles import Named, TitleIndex, match_score, title_named
@@ -40,6 +47,7 @@ __all__ = [
     "normalize",
     "number_value",
     "numbers_said",
+    "ordinal_said",
     "percents_said",
     "read",
     "section_number",

@@ -29,6 +29,7 @@ __all__ = [
     "english_number",
     "number_value",
     "numbers_said",
+    "ordinal_said",
     "parse_section",
     "section_number",
     "spoken_to_digits",
@@ -456,3 +457,38 @@ def parse_section(text: str) -> int | None:
     if value is not None:
         return value
     return section_number(text)
+
+
+_ORDINAL_EN = re.compile(
+    r"(?:(?:um|uh|ok|okay|oh|yes|yeah|just|i mean|i want|i'll take|give me|play)\s+)*(?:the\s+)?"
+    r"(?P<n>first|second|third|last|1st|2nd|3rd)(?:\s+(?:one|book|of them|option))?"
+    r"(?:\s+(?:please|thanks|then))*"
+)
+_ORDINAL_ZH = re.compile(
+    r"(?:嗯|就|要|听|放|我要|选)*(?:第(?P<n>[一二三123])|(?P<first>头一)|(?P<last>最后一))"
+    r"(?:个|本|部)?(?:吧|好了|就行|呗)?"
+)
+
+
+def ordinal_said(answer: str) -> int | None:
+    """The place an answer to a choice names when it says only that ("the first one",
+    "第二本", "the last one"): 1, 2, 3, or -1 for the last; None otherwise (a title, or
+    "the first chapter", which is more than a place)."""
+    plain = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", answer.strip().lower()).strip()
+    if found := _ORDINAL_EN.fullmatch(plain):
+        said = found.group("n")
+        return (
+            -1
+            if said == "last"
+            else {"first": 1, "second": 2, "third": 3}.get(
+                said, int(said[0]) if said[0].isdigit() else 0
+            )
+            or None
+        )
+    if found := _ORDINAL_ZH.fullmatch(plain.replace(" ", "")):
+        if found.group("last"):
+            return -1
+        if found.group("first"):
+            return 1
+        return number_value(found.group("n"))
+    return None

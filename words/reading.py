@@ -69,6 +69,9 @@ class Ref(StrEnum):
     """The episode just heard: the one loaded now, or the one before it when this one has
     only just begun ("刚才那个故事再讲一遍" a few seconds into the next)."""
 
+    def __repr__(self) -> str:  # a reading's `why` and the trace show "<episode loaded now>"
+        return str(self.value)
+
 
 @dataclass(frozen=True)
 class Call:

@@ -319,3 +319,28 @@ def test_every_intent_has_a_likeness_line_naming_a_player_tool(language: str) ->
         answers = intent in ("question", "asks", "declines")  # no tool needed
         assert named or answers, (intent, line)
         assert likeness_line(intent, language, ()) == (line if answers else ""), intent
+
+
+async def test_steps_of_one_call_are_answered_by_the_last() -> None:
+    # "three chapters on": three calls, and the listener hears where they ended, once
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=None, fast_path=True)
+    turn = await run(agent, "skip ahead three chapters")
+    assert library.calls == [("next_episode", {})] * 3
+    assert turn.answer == "Now playing 西游记, episode 6."
+
+
+async def test_a_place_answers_the_question_of_which_book() -> None:
+    # "play harry potter" with two of them: asked which; "the second one" plays the second
+    library = FakeLibrary()
+    registry = ToolRegistry([tool_from_function(f) for f in library.tools()])
+    titles = ["Harry Potter and the Philosopher's Stone", "Harry Potter and the Chamber of Secrets"]
+    agent = Agent(registry, ScriptedModel([]), language="en", catalog=lambda: [*titles, "Dracula"])
+    turn = await run(agent, "play harry potter")
+    assert turn.answer.startswith("Which one would you like") and library.calls == []
+    second = max(titles, key=turn.answer.find)  # the one the question named second
+    await run(agent, "the second one")
+    assert [(c[0], c[1]["keyword"]) for c in library.calls] == [("play_book", second)]
+    library.calls.clear()
+    await run(agent, "the second one")  # no question asked before: no book chosen
+    assert ("play_book", second) not in [(c[0], c[1].get("keyword")) for c in library.calls]

@@ -139,6 +139,9 @@ async def test_play_book_section_2_starts_at_the_second_chapter(make_player, tmp
     assert status["duration"] == 3.0 and status["episode_title"] == "The Carpet-Bag"
     assert player.now.playback.position == pytest.approx(3.0 + status["position"], abs=0.2)
     assert heard(player.sink) == pytest.approx(chapter_freq(1), abs=10)
+    # a chapter is paused and resumed as a chapter, as it was played
+    assert (await bounded(player.pause()))["message"] == "已暂停白鲸记第2章"
+    assert (await bounded(player.resume()))["message"] == "继续播放白鲸记第2章"
 
 
 async def test_next_chapter_of_the_same_file_plays_on_in_the_open_file(
@@ -242,7 +245,8 @@ async def test_kill_during_a_chapter_resumes_in_that_chapter(tmp_path, make_play
         ("Pride and Prejudice", ["prideandprejudice_01_64kb", "prideandprejudice_02_64kb"],
          "Playing Pride and Prejudice, episode 1"),
         ("Greatest Hits", ["01 - Track 01", "02 - Track 02"], "Playing Greatest Hits, episode 1"),
-        ("西游记", ["第01集 猴王出世", "第02集 拜师学艺"], "Playing 西游记, episode 1: 猴王出世"),
+        # an English voice cannot say 猴王出世: the number is said (the title stays in the data)
+        ("西游记", ["第01集 猴王出世", "第02集 拜师学艺"], "Playing 西游记, episode 1"),
         ("Moby Dick", ["Moby Dick 01 - Loomings", "Moby Dick 02 - The Carpet-Bag"],
          "Playing Moby Dick, episode 1: Loomings"),
     ],
@@ -252,7 +256,7 @@ async def test_only_titles_that_are_words_are_spoken(make_player, tmp_path, titl
     player = await make_player(library_paths=[tmp_path / "lib"], language="en")
     result = await bounded(player.play_book(title, section=1))
     assert result["message"] == spoken
-    assert ("episode_title" in result["now"]) == (":" in spoken)
+    assert ("episode_title" in result["now"]) == (":" in spoken or title == "西游记")
 
 
 # -- speed --------------------------------------------------------------------------------
@@ -597,6 +601,17 @@ async def test_the_volume_stays_within_the_child_box_limits(make_player, library
     assert player.now.playback.volume() == 0.4
 
 
+async def test_the_status_with_nothing_loaded_says_where_the_book_was_left(make_player, library):
+    """ "播到哪了" after a stop (an end-of-episode timer's, say): where it was left off, not
+    only "idle" (a new user's trial)."""
+    player = await make_player(library_paths=[library])
+    await bounded(player.play_book("西游记", section=2))
+    await bounded(player.stop())
+    status = await bounded(player.get_status())
+    assert status["message"].startswith("没有在播放，上次听到西游记第2集"), status["message"]
+    assert status["left_off"]["title"] == "西游记" and status["left_off"]["episode"] == 2
+
+
 async def test_another_book_drops_the_end_of_episode_timer(make_player, library):
     """ "Stop after this chapter", then another book: the chapter it was set for is gone,
     and the new book plays on (a new user's trial heard the other book stop); "next
@@ -606,7 +621,23 @@ async def test_another_book_drops_the_end_of_episode_timer(make_player, library)
     await bounded(player.sleep_timer(end_of_episode=True))
     await bounded(player.next_episode())
     assert player.sleep_at_end  # the chapter playing now ends the listening
-    await bounded(player.play_book("Journey to the West"))
+    played = await bounded(player.play_book("Journey to the West"))
     assert not player.sleep_at_end
+    assert played["message"].endswith("上一本书这一集放完就停的定时已取消"), played  # said
     status = await bounded(player.get_status("sleep"))
     assert status["message"] == MESSAGES["about_no_sleep"][0], status
+
+
+async def test_time_left_leaves_out_the_skipped_end(make_player, tmp_path):
+    """ "这集还有多久" with the last 8 s of every episode skipped: those are not heard, so
+    they are not left (a new user's trial heard the whole rest)."""
+    root = tmp_path / "lib"
+    make_album(root, "长安十二时辰", ["第一章 巳正", "第二章 午初"], seconds=20.0)
+    player = await make_player(library_paths=[root], sink=RecordingSink(speed=1.0))
+    await bounded(player.play_book("长安十二时辰", section=1))
+    await bounded(player.pause())
+    whole = (await bounded(player.get_status("time_left")))["message"]
+    await bounded(player.set_skip(outro=8))
+    cut = (await bounded(player.get_status("time_left")))["message"]
+    assert whole.startswith("这一集还剩20秒") or whole.startswith("这一集还剩19秒"), whole
+    assert cut.startswith("这一集还剩12秒") or cut.startswith("这一集还剩11秒"), cut

@@ -157,5 +157,5 @@ async def test_english_messages(make_player, library):
         "The volume is already at its maximum, 100%"
     )
     listed = await bounded(player.list_albums())
-    assert listed["message"].startswith("The library has 2 books, such as ")
+    assert listed["message"].startswith("The library has 2 books: ")  # both named: no "such as"
     assert player.listener_context("x")["message"] == "nothing playing"

@@ -101,7 +101,7 @@ async def test_pause_resume_stop_and_status(make_player, library, sink):
     await wait_until(lambda: sink.frames > frames)
     assert (await bounded(player.stop()))["message"] == "已停止播放"
     assert player.state == PlayerState.IDLE
-    assert "空闲" in (await bounded(player.get_status()))["message"]
+    assert "没有在播放，上次听到" in (await bounded(player.get_status()))["message"]
 
 
 async def test_bookmark_resume_without_section(make_player, library, sink):

@@ -1497,6 +1497,8 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
         ("往后跳3集", [("next_episode", {})] * 3),
         ("往后挪三章", [("next_episode", {})] * 3),
         ("Back up a chapter, I dozed off.", [("previous_episode", {})]),
+        ("往前两集", [("previous_episode", {})] * 2),  # a new user's trial
+        ("不是，回到前两集", [("previous_episode", {})] * 2),
         # a negation with where between it and its verb; a complaint as a skip's reason
         ("别在这集尾巴上停了", [("sleep_timer", {"minutes": 0}), ("resume", {})]),
         ("一分半的片头 每集都给跳了吧 太磨叽", [("set_skip", {"intro": 90})]),
@@ -1504,6 +1506,10 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
 )
 def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:
     assert guessed(utterance) == (expected, False)
+
+
+def test_a_question_about_the_episodes_before_moves_nothing() -> None:
+    assert "previous_episode" not in [c[0] for c in calls("前两集讲了什么")]
 
 
 @pytest.mark.parametrize(

@@ -94,8 +94,9 @@ def allowed_typos(keyword: str) -> int:
     return 1 if len(keyword) < 8 else 2
 
 
-def _near(keyword: str, text: str) -> int | None:
-    """Smallest edit distance between `keyword` and any window of `text`, if small enough."""
+def _near(keyword: str, text: str, starts: frozenset[int] | None = None) -> int | None:
+    """Smallest edit distance between `keyword` and any window of `text` (beginning at one
+    of `starts` when given: a word's first letter), if small enough."""
     limit = allowed_typos(keyword)
     if limit == 0 or not text:
         return None
@@ -103,12 +104,31 @@ def _near(keyword: str, text: str) -> int | None:
     k = len(keyword)
     for size in range(max(1, k - limit), k + limit + 1):
         for start in range(0, max(1, len(text) - size + 1)):
+            if starts is not None and start not in starts:
+                continue
             d = Levenshtein.distance(keyword, text[start : start + size], score_cutoff=limit)
             if d <= limit and (best is None or d < best):
                 best = d
                 if d == 0:
                     return 0
     return best
+
+
+def _word_starts(title: str, name: str) -> frozenset[int] | None:
+    """Where the words of a Latin `title` begin in `name`, its `normalize`d form ("emma" is
+    one typo from "thEMArtian" across two words, and names no word of The Martian); None
+    for a title not all Latin, or one whose words do not join up to `name`."""
+    if not name.isascii():
+        return None
+    words = [normalize(w) for w in title.split()]
+    words = [w for w in words if w]
+    if "".join(words) != name:
+        return None
+    starts, at = set(), 0
+    for word in words:
+        starts.add(at)
+        at += len(word)
+    return frozenset(starts)
 
 
 def _word_run(text: str) -> str:
@@ -136,7 +156,7 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     # A near match is a typo, never another part or volume: 第七部 is not 第一部, "Dune 3"
     # is not "Dune 2".
     numerals = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
-    distance = _near(key, name) if numerals <= set(name) else None
+    distance = _near(key, name, _word_starts(title, name)) if numerals <= set(name) else None
     if distance is not None:
         return FUZZY_MAX - 10 * distance
     # Words in any order ("holmes sherlock"); a stop word matches nearly every title, so

@@ -48,3 +48,13 @@ def test_a_latin_title_is_named_inside_chinese_text() -> None:
         # The grammar finds the same.
         reading = read(text, "zh", TitleIndex([(title, ())]))
         assert bool(Constraints().mention(reading)) is named, (title, text)
+
+
+def test_a_typo_is_one_within_a_word_not_across_two() -> None:
+    """ "do you have emma": one edit from "thEMArtian" across "the" and "martian", which
+    names neither; a new user's trial heard "Found 1 album: The Martian"."""
+    from words.titles import match_score
+
+    assert match_score("emma", "The Martian") == 0
+    assert match_score("dracla", "Dracula") > 0 and match_score("harry poter", "Harry Potter") > 0
+    assert match_score("the martain", "The Martian") > 0

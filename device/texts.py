@@ -42,7 +42,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "st_sleep_episode": {"zh": "这一集放完就停", "en": "at the end of this episode"},
     "st_sleep_minutes": {"zh": "{minutes}分钟后停", "en": "in {minutes} min"},
     "st_downloads": {"zh": "下载：{value}", "en": "downloads: {value}"},
-    "st_underruns": {"zh": "欠载：{value}", "en": "underruns: {value}"},
+    "st_underruns": {"zh": "断音（欠载）：{value}", "en": "audio gaps (underruns): {value}"},
     "st_speaker": {"zh": "扬声器：{value}", "en": "speaker: {value}"},
     "st_turns": {
         "zh": "对话轮数：{value}（打断 {barge_ins} 次）",

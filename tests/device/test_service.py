@@ -221,7 +221,7 @@ async def test_status_prints_readable_lines_and_json(tmp_path: Path, capsys) -> 
         rt.app.request_stop()
         await asyncio.wait_for(task, T)
     assert text.splitlines()[:2] == ["语音：空闲 (idle)", "播放：空闲 (idle)"]
-    assert "欠载：0" in text and "下载：无" in text
+    assert "断音（欠载）：0" in text and "下载：无" in text
     assert "{" not in text
     assert data["state"] == "idle" and data["underruns"] == 0
 
@@ -280,7 +280,7 @@ def test_status_lines_show_album_episode_position_volume_downloads() -> None:
         "position: 2:05",
         "volume: 60%",
     ]
-    assert "downloads: 三体 #3 40%" in lines and "underruns: 2" in lines
+    assert "downloads: 三体 #3 40%" in lines and "audio gaps (underruns): 2" in lines
 
 
 def test_status_lines_say_a_chapter_and_the_name_the_answers_use() -> None:

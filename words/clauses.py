@@ -568,7 +568,8 @@ class Scanner:
         if any(n in " ".join(words).split(" ") or " ".join(words).endswith(n)
                for n in p.words("negations")):  # fmt: skip
             return True
-        # "don't skip ahead to the next chapter": a verb of going and its words lead to it
+        # "never go straight on into the following one": a verb of going and its words lead
+        # from the negation to the cue
         words = tail.split()[-6:]
         for at in range(len(words) - 1, -1, -1):
             if words[at] in _LEADS:

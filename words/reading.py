@@ -621,6 +621,17 @@ class _Reader:
                 and not self.scan.episode_end(later)
             ):
                 kept["sleep"] = (later[-1], Hit("sleep_timer", "pattern", 0, 0, {"d": said[0]}))
+        playback = kept.get("playback")
+        if (
+            playback is not None
+            and "skip" in kept
+            and playback[1].tool == "stop"
+            and re.fullmatch(
+                r"cut(?: it| that| them)?(?: out| off)?|剪掉|去掉",
+                playback[0].text[playback[1].start : playback[1].end],
+            )
+        ):  # "a sponsor read at the end of every episode, a full minute. cut it": the skip's verb
+            del kept["playback"]
         volume = kept.get("volume")
         if (
             volume is not None

@@ -1502,6 +1502,16 @@ def test_round_25s_ways_of_saying_it(utterance: str, expected: list) -> None:
         # a negation with where between it and its verb; a complaint as a skip's reason
         ("别在这集尾巴上停了", [("sleep_timer", {"minutes": 0}), ("resume", {})]),
         ("一分半的片头 每集都给跳了吧 太磨叽", [("set_skip", {"intro": 90})]),
+        # the skip's own verb and topic in more words; a stop "when it ends"
+        (
+            "a sponsor read at the end of every episode, a full minute. cut it please",
+            [("set_skip", {"outro": 60})],
+        ),
+        ("ugh its the same opening song every single time", []),  # how long: asked
+        (
+            "one more chapter then bed no wait just this one stop it when it ends",
+            [("sleep_timer", {"end_of_episode": True})],
+        ),
     ],
 )
 def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list) -> None:

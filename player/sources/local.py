@@ -187,7 +187,11 @@ class LocalLibrary:
         self._albums = albums
         self._dir_mtimes = mtimes
         self.chapter_index.save()
-        _LOGGER.info(
+        said = (len(albums), len(self.paths))
+        level = logging.INFO if said != getattr(self, "_said", None) else logging.DEBUG
+        self._said = said  # a rescan that finds the same count says it once, not again
+        _LOGGER.log(
+            level,
             "local library: %d album%s under %d folder%s",
             len(albums),
             "" if len(albums) == 1 else "s",

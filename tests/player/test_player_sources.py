@@ -249,3 +249,14 @@ async def test_catalog_merges_ranks_and_survives_a_dead_source(library):
     with pytest.raises(SourceError):
         await Catalog([DeadSource()]).search("x")
     assert "西游记少儿版" in catalog.known_titles()
+
+
+def test_a_rescan_that_finds_the_same_library_says_it_once(library, caplog) -> None:
+    """The journal's "local library: N albums" line at each forced rescan of an unchanged
+    library was said twice at start-up (a new user's trial); a change is said again."""
+    lib = LocalLibrary([library])
+    with caplog.at_level("INFO", logger="player.sources.local"):
+        lib.refresh(force=True)
+        lib.refresh(force=True)
+    said = [r for r in caplog.records if r.getMessage().startswith("local library:")]
+    assert [r.levelname for r in said] == ["INFO"]  # the second, unchanged, is only debug

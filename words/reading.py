@@ -2010,6 +2010,19 @@ class _Reader:
                     tools=("play_book",),
                     why="an episode alone",
                 )
+        complaint = re.sub(r"[\s,.!?，。！？~～]+", " ", rest).strip().lower()
+        if (
+            not named
+            and not question
+            and any(re.fullmatch(x, complaint) for x in p.lexicon.get("episode_complaints", ()))
+        ):  # "this chapter is boring": the next one, asked about before it is made
+            return Reading(
+                **base,
+                calls=(Call("next_episode"),),
+                tools=("next_episode",),
+                why="a complaint about the episode: the next one, asked first",
+                guess=True,
+            )
         return Reading(**base, tools=hints, why="no reading: the model's")
 
 

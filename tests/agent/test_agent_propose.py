@@ -344,3 +344,13 @@ async def test_a_place_answers_the_question_of_which_book() -> None:
     library.calls.clear()
     await run(agent, "the second one")  # no question asked before: no book chosen
     assert ("play_book", second) not in [(c[0], c[1].get("keyword")) for c in library.calls]
+
+
+async def test_a_complaint_about_the_episode_asks_about_the_next() -> None:
+    # "this chapter is boring" alone: the next one, asked about first; a yes makes it
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=None, fast_path=True)
+    turn = await run(agent, "this chapter is boring")
+    assert library.calls == [] and turn.answer == "Do you want me to play the next episode?"
+    await run(agent, "yes")
+    assert library.calls == [("next_episode", {})]

@@ -1518,6 +1518,18 @@ def test_requests_of_the_blind_rounds_read_whole(utterance: str, expected: list)
     assert guessed(utterance) == (expected, False)
 
 
+@pytest.mark.parametrize(
+    ("utterance", "guess"),
+    [("this chapter is boring", True), ("这集太无聊了", True), ("this one's boring", False),
+     ("这本书没意思", False), ("this chapter is boring, skip it", False)],
+)  # fmt: skip
+def test_a_complaint_about_the_episode_is_the_next_asked_first(utterance: str, guess: bool) -> None:
+    """A complaint about the episode and nothing more: the next one, asked about first (a
+    new user's trial heard "skip ahead 13 seconds?"); about a book, or with a command, not."""
+    got = guessed(utterance)
+    assert (got == ([("next_episode", {})], True)) == guess, got
+
+
 def test_a_question_about_the_episodes_before_moves_nothing() -> None:
     assert "previous_episode" not in [c[0] for c in calls("前两集讲了什么")]
 

@@ -21,7 +21,7 @@ from typing import Any
 from words import Reading, TitleIndex, amount_reply, ordinal_said, steps_said
 from words import fold as fold_words
 from words import read as read_words
-from words.analogs import AGREE, NEAR, Analogs, call_intent
+from words.analogs import AGREE, NEAR, Analogs, Vote, call_intent
 
 from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastMatch, FastPath, Plan
@@ -408,13 +408,14 @@ class Agent:
         proposal, self._proposal = self._proposal, None
         choices, self._choices = self._choices, None
         place = ordinal_said(utterance) if choices is not None else None
+        at = None if place is None else (place - 1 if place > 0 else place)  # -1: the last
         if (
             choices is not None
-            and place is not None
+            and at is not None
             and time.monotonic() - choices[0] <= PROPOSAL_WAIT_S
-            and -len(choices[1]) <= (place - 1 if place > 0 else place) < len(choices[1])
+            and -len(choices[1]) <= at < len(choices[1])
         ):  # "the first one" after "Which one do you mean: A or B?"
-            title = choices[1][place - 1 if place > 0 else place]
+            title = choices[1][at]
             turn.backend = "fastpath"
             result = await self._words_call(
                 turn, "play_book", {"keyword": title}, "words: the book chosen from those offered",
@@ -460,7 +461,8 @@ class Agent:
                 # ("Thought: 我要暂停 播放三国演义"): the player's state, not the words, says so.
                 constraints.excluded |= {t.name for t in self.registry.tools() if t.needs_loaded}
         prefix = self.prompt_prefix()
-        like, hinted = self._likeness(reading)
+        vote = self.analogs.vote(reading) if self.analogs is not None else None
+        like, hinted = self._likeness(vote)
         messages: list[dict[str, str]] = [
             *prefix,
             {
@@ -622,9 +624,7 @@ class Agent:
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
             if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
-                analog = self._analog(
-                    step, reply, reading, context_data, context_schema, hinted=hinted
-                )
+                analog = self._analog(step, reply, vote, context_data, context_schema, hinted)
                 if analog is not None and analog != reply:
                     # The model's guess is not what requests like this one ask for, and
                     # they agree on a call that needs nothing more from the words.
@@ -700,15 +700,12 @@ class Agent:
             return False
         return not (reply.tool in ("play_book", "search_and_play") and reading.named)
 
-    def _likeness(self, reading: Reading) -> tuple[str, str]:
+    def _likeness(self, vote: Vote | None) -> tuple[str, str]:
         """The line telling the model what the requests most like this one asked for
-        (`prompt.likeness_line`), and that intent, when their vote has `AGREE` of the
+        (`prompt.likeness_line`), and that intent, when their `vote` has `AGREE` of the
         weight, its nearest request is `NEAR` alike and the words do not correct themselves
         (the vote does not see which came last); else ("", "")."""
-        if self.analogs is None:
-            return "", ""
-        vote = self.analogs.vote(reading)
-        if vote.share < AGREE or vote.similarity < NEAR or vote.corrected:
+        if vote is None or vote.share < AGREE or vote.similarity < NEAR or vote.corrected:
             return "", ""
         line = likeness_line(vote.intent, self.language, self.registry.names())
         return line, (vote.intent if line else "")
@@ -717,12 +714,13 @@ class Agent:
         self,
         step: Step,
         reply: Action,
-        reading: Reading,
+        vote: Vote | None,
         context: dict[str, Any] | None,
         schema: dict[str, Any] | None,
         hinted: str = "",
     ) -> Action | None:
-        """What the requests most like this one say of a guessed call (`words.analogs`):
+        """What the requests most like this one (their `vote`, `words.analogs`; None
+        without a bank) say of a guessed call:
         `reply` itself when they ask for what it does (two judges that share nothing
         agree: it is made, not asked about); another call when they agree, surely, on one
         that needs no amount and no book from the words (`Vote.call`: one step of the
@@ -730,10 +728,9 @@ class Agent:
         registered; None when they say neither (the guess is asked about). A vote the
         model was told (`hinted`, `_likeness`) backs nothing: a guess that follows it is no
         second opinion. The vote goes into the step's Thought for the trace."""
-        if self.analogs is None:
+        if vote is None:
             return None
         now = _now(context, schema)
-        vote = self.analogs.vote(reading)
         said = f"the requests most like it ask for {vote.intent}, {vote.share:.0%} of their weight"
         if vote.intent != hinted and vote.backs(call_intent(reply.tool, reply.arguments, now)):
             step.thought = f"{reply.thought} (made: {said})"

@@ -303,6 +303,6 @@ def title_part(language: str, episode, album: str = "") -> str:
     (see `episode_title`); "" in English for a title in Chinese characters, which the
     English voice cannot say (the number is said)."""
     title = episode_title(episode, album)
-    if not title or (language == "en" and re.search(r"[\u3400-\u9fff]", title)):
+    if not title or (language == "en" and has_cjk(title)):
         return ""
     return f": {title}" if language == "en" else f" {title}"

@@ -458,9 +458,7 @@ class PlayerTools:
         if several:
             # "harry potter" with two of its books here and neither listened to: which one,
             # never the first that comes
-            names = [album_name(self.language, a) for a in several[:3]]
-            return {"message": say(self.language, "which_of", items=join_choices(self.language, names)),
-                    "albums": [album_data(a) for a in several[:3]], "total": len(several)}  # fmt: skip
+            return self._offer("which_of", several, 3, choice=True)
         if not keyword:
             holder = self.now or self.pending
             if holder is not None:
@@ -512,8 +510,9 @@ class PlayerTools:
         [] when it names one album, or none."""
         if self.is_album_id(keyword):
             return keyword, []
-        albums = await asyncio.to_thread(self.library_albums)
-        scores = [(album_score(keyword, a), a) for a in albums]
+        scores = await asyncio.to_thread(
+            lambda: [(album_score(keyword, a), a) for a in self.library_albums()]
+        )  # every title scored: off the event loop, as the library is read
         top = max((score for score, _ in scores), default=0)
         if top < SUBSTRING or top >= EXACT:
             return keyword, []
@@ -1161,12 +1160,18 @@ class PlayerTools:
             return {"message": say(self.language, "library_empty"), "albums": [], "total": 0}
         return self._offer("library", albums, LISTED_TITLES)
 
-    def _offer(self, key: str, albums: list[Album], count: int) -> dict[str, Any]:
+    def _offer(
+        self, key: str, albums: list[Album], count: int, *, choice: bool = False
+    ) -> dict[str, Any]:
         """The message `key` naming the first `count` of `albums` and how many there are,
-        with their data (``{"message", "albums", "total"}``)."""
+        with their data (``{"message", "albums", "total"}``); with `choice`, the names as a
+        choice between them ("A or B", `join_choices`)."""
         shown = albums[:count]
         names = [album_name(self.language, a) for a in shown]
-        items = join_titles(self.language, names, more=len(albums) > count)
+        if choice:
+            items = join_choices(self.language, names)
+        else:
+            items = join_titles(self.language, names, more=len(albums) > count)
         if len(albums) == 1 and f"{key}_one" in MESSAGES:
             key = f"{key}_one"  # "one book: …", never "1 books"
         elif len(albums) <= count and f"{key}_all" in MESSAGES:

@@ -143,6 +143,9 @@ and one step of 0.25 for it would be a wrong action. Not the end-of-episode time
 vote does not see a negation's scope, and "算了不定时了" (never mind the timer) is most
 like requests that correct a timer to it."""
 
+_SIMPLE = {tool: intent for intent, (tool, arguments) in _CALLS.items() if not arguments}
+"""The intent of each call that takes no arguments (`call_intent`): `_CALLS` read backwards."""
+
 _RATE = re.compile(
     r"\d|\b(?:double|twice|triple|half|times|point|normal|regular|usual|x)\b|倍|点[一二三四五六七八九]|半|正常|原速",
     re.IGNORECASE,
@@ -336,17 +339,8 @@ def call_intent(
     it (a volume or a rate set to a number: which way it goes depends on the setting)."""
     a = dict(arguments or {})
     now = now or {}
-    simple = {
-        "volume_up": "volume:up",
-        "volume_down": "volume:down",
-        "next_episode": "next",
-        "previous_episode": "previous",
-        "pause": "pause",
-        "resume": "resume",
-        "stop": "stop",
-    }
-    if tool in simple:
-        return simple[tool]
+    if tool in _SIMPLE:
+        return _SIMPLE[tool]
     if tool == "set_speed":
         step = a.get("step") or 0
         return ("speed:up" if step > 0 else "speed:down") if step else None

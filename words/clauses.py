@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .numbers import number_value
+from .numbers import count_value
 from .phrases import Cue, Phrases, load
 from .titles import Named
 
@@ -127,8 +127,7 @@ def steps_said(answer: str) -> int | None:
     2), or None when it says none."""
     plain = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", answer.strip().lower())
     for found in _STEPS_SAID.finditer(plain):
-        said = found.group("n") or found.group("z")
-        value = 2 if said.startswith("a couple") else number_value(said)
+        value = count_value(found.group("n") or found.group("z"))
         if value is not None:
             return value
     return None

@@ -26,6 +26,7 @@ __all__ = [
     "MARKED",
     "Said",
     "chinese_number",
+    "count_value",
     "english_number",
     "number_value",
     "numbers_said",
@@ -158,6 +159,12 @@ def number_value(text: str) -> int | None:
     text = text.strip()
     value = chinese_number(text)
     return value if value is not None else english_number(text)
+
+
+def count_value(text: str) -> int | None:
+    """The value of a count said: a number (`number_value`), or "a couple (of)" as 2."""
+    text = text.strip()
+    return 2 if re.fullmatch(r"a couple(?: of)?", text) else number_value(text)
 
 
 # -- numbers in an utterance --------------------------------------------------------------
@@ -464,6 +471,7 @@ _ORDINAL_EN = re.compile(
     r"(?P<n>first|second|third|last|1st|2nd|3rd)(?:\s+(?:one|book|of them|option))?"
     r"(?:\s+(?:please|thanks|then))*"
 )
+_ORDINALS_EN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "last": -1}
 _ORDINAL_ZH = re.compile(
     r"(?:嗯|就|要|听|放|我要|选)*(?:第(?P<n>[一二三123])|(?P<first>头一)|(?P<last>最后一))"
     r"(?:个|本|部)?(?:吧|好了|就行|呗)?"
@@ -476,15 +484,7 @@ def ordinal_said(answer: str) -> int | None:
     "the first chapter", which is more than a place)."""
     plain = re.sub(r"[\s,.!?;，。！？；、~～…]+", " ", answer.strip().lower()).strip()
     if found := _ORDINAL_EN.fullmatch(plain):
-        said = found.group("n")
-        return (
-            -1
-            if said == "last"
-            else {"first": 1, "second": 2, "third": 3}.get(
-                said, int(said[0]) if said[0].isdigit() else 0
-            )
-            or None
-        )
+        return _ORDINALS_EN[found.group("n")]
     if found := _ORDINAL_ZH.fullmatch(plain.replace(" ", "")):
         if found.group("last"):
             return -1

@@ -50,7 +50,7 @@ from .clauses import (
     script_of,
     strip_words,
 )
-from .numbers import english_number, number_value, numbers_said, spoken_to_digits
+from .numbers import count_value, english_number, number_value, numbers_said, spoken_to_digits
 from .phrases import Phrases, load
 from .text import clean_transcript, fold
 from .titles import Named, TitleIndex, _capitalised, function_only
@@ -709,8 +709,7 @@ class _Reader:
             if call is None:
                 return Reading(**base, **extra, tools=hints, why=f"{hit.tool} needs the model")
             if call.tool:
-                count = re.sub(r"^a couple(?: of)?$", "2", hit.args.get("n", ""))
-                times = number_value(count) if hit.tool in (
+                times = count_value(hit.args.get("n", "")) if hit.tool in (
                     "next_episode", "previous_episode", "volume_up", "volume_down"
                 ) else None  # fmt: skip
                 made = [call] * min(times or 1, 9)  # "go back two chapters", "调大两格"

@@ -135,6 +135,7 @@ class LocalLibrary:
         self.chapter_index = chapters if chapters is not None else ChapterIndex()
         self._albums: dict[str, _Entry] = {}
         self._dir_mtimes: dict[str, int] = {}
+        self._said: tuple[int, int] | None = None  # (albums, folders) the journal was told
         self._checked = float("-inf")
         self._scan: asyncio.Future[None] | None = None
 
@@ -188,7 +189,7 @@ class LocalLibrary:
         self._dir_mtimes = mtimes
         self.chapter_index.save()
         said = (len(albums), len(self.paths))
-        level = logging.INFO if said != getattr(self, "_said", None) else logging.DEBUG
+        level = logging.INFO if said != self._said else logging.DEBUG
         self._said = said  # a rescan that finds the same count says it once, not again
         _LOGGER.log(
             level,

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from words.catalog import known_as
+
 
 class PlayerState(StrEnum):
     """Playback state: IDLE (nothing loaded), LOADING, PLAYING, PAUSED."""
@@ -77,6 +79,13 @@ class Album:
     def __post_init__(self) -> None:
         if not isinstance(self.aliases, tuple):  # read back from JSON as a list
             object.__setattr__(self, "aliases", tuple(self.aliases or ()))
+
+    def known_as(self) -> tuple[str, ...]:
+        """The names the catalog of well-known works gives this book's title besides its
+        aliases (`words.catalog.known_as`: "Harry Potter and the Sorcerer's Stone" for
+        哈利波特与魔法石), for a search or play keyword to match; never spoken, and not
+        looked for in a whole utterance (a catalog's short names are everyday words there)."""
+        return tuple(n for n in known_as(self.title) if n not in self.aliases)
 
 
 @dataclass(frozen=True)

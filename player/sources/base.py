@@ -74,11 +74,16 @@ def fill_numbers(numbers: list[int | None], order: list[int] | None = None) -> l
 
 def album_score(keyword: str, album: Album) -> int:
     """How well `keyword` matches `album`: its title and author, or one of its aliases (its
-    title in the other language), 0..100 (`words.titles.match_score`); a narrator's name
-    (two characters or more) as an author's."""
+    title in the other language, from album.json), 0..100 (`words.titles.match_score`);
+    a name the catalog of well-known works gives its title (`Album.known_as`) one less, so
+    that a book of that very title or alias comes first; a narrator's name (two characters
+    or more) as an author's."""
     score = match_score(keyword, album.title, album.author)
     for alias in album.aliases:
         score = max(score, match_score(keyword, alias))
+    for name in album.known_as():
+        # one below: a book whose own title or alias this is comes first
+        score = max(score, match_score(keyword, name) - 1)
     key = normalize(keyword)
     if album.narrator and len(key) >= 2 and key in normalize(album.narrator):
         score = max(score, AUTHOR)

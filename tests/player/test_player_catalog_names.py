@@ -1,0 +1,74 @@
+"""A well-known book is found by the names listeners use for it in the other language or
+another edition (`words.catalog`), with no album.json, when a play or search keyword says
+one; they are never spoken. Through the real Player on a generated library."""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from pathlib import Path
+
+from player_fixtures import make_album
+
+from words import catalog
+from words.catalog import known_as, works
+from words.text import normalize
+
+
+def bounded(coro, limit: float = 5.0):
+    return asyncio.wait_for(coro, limit)
+
+
+def test_every_work_has_both_languages_and_no_name_twice() -> None:
+    raw = tomllib.loads((Path(catalog.__file__).parent / "catalog" / "works.toml").read_text())
+    assert all(work["en"] and work["zh"] for work in raw["work"])
+    found = works()
+    assert len(found) == len(raw["work"]) >= 300
+    owner: dict[str, int] = {}
+    for number, names in enumerate(found):
+        for name in names:
+            key = normalize(name)
+            assert key, names
+            assert owner.setdefault(key, number) == number, (name, found[owner[key]])
+
+
+def test_known_as_gives_the_other_names_of_a_title() -> None:
+    names = known_as("哈利波特与魔法石")
+    assert "Harry Potter and the Sorcerer's Stone" in names
+    assert "哈利波特与魔法石" not in names  # the title itself is no other name
+    assert "Journey to the West" in known_as("《西遊記》（少儿版）")  # script, an edition note
+    assert "西游记" in known_as("journey to the west")
+    assert known_as("我家的录音") == ()
+    assert "孙子" not in known_as("The Art of War")  # an everyday word (grandson), not a title
+
+
+def library(root: Path) -> Path:
+    """Two books by their folder names alone: a Chinese one and an English one."""
+    make_album(root, "哈利波特与魔法石", ["第01集", "第02集"], seconds=1.0)
+    make_album(root, "Treasure Island", ["Chapter 01", "Chapter 02"], seconds=1.0)
+    return root
+
+
+async def test_a_book_is_played_by_its_name_in_the_other_language(make_player, tmp_path):
+    player = await make_player(library_paths=[library(tmp_path / "books")], language="en")
+    played = await bounded(player.play_book("harry potter and the sorcerer's stone", section=2))
+    assert played["now"]["title"] == "哈利波特与魔法石" and played["now"]["episode"] == 2
+    short = await bounded(player.play_book("the sorcerer's stone"))  # as a reading passes it
+    assert short["now"]["title"] == "哈利波特与魔法石"
+    found = await bounded(player.search_album("金银岛"))
+    assert [a["title"] for a in found["albums"]] == ["Treasure Island"]
+    # the catalog's names are for finding the book, not for naming it
+    assert "Sorcerer" not in played["message"] and "金银岛" not in found["message"]
+    other = await bounded(player.play_book("the chamber of secrets"))  # another volume
+    assert other["albums"] == [] and "couldn't find" in other["message"]
+
+
+async def test_a_book_of_that_very_title_comes_before_a_catalog_name(make_player, tmp_path):
+    root = library(tmp_path / "books")
+    make_album(root, "金银岛", ["第01集"], seconds=1.0)  # the same work, its Chinese edition
+    player = await make_player(library_paths=[root], language="zh")
+    for keyword, title in (("金银岛", "金银岛"), ("treasure island", "Treasure Island")):
+        played = await bounded(player.play_book(keyword))
+        assert played["now"]["title"] == title, keyword
+    found = await bounded(player.search_album("金银岛"))
+    assert [a["title"] for a in found["albums"]] == ["金银岛", "Treasure Island"]

@@ -1,0 +1,75 @@
+"""Other names of well-known books: what a listener may call a book the library holds
+under another name.
+
+A library folder of 哈利波特与魔法石 with no album.json is still "Harry Potter and the
+Sorcerer's Stone" to an American child and "the philosopher's stone" to a British one; a
+folder named "Journey to the West" is 西游记 to a grandmother. ``words/catalog/works.toml``
+lists well-known works (Chinese and world classics, children's books and series volumes,
+popular fiction and non-fiction), each with the English and Chinese titles really used
+for it: the original, the usual translations, regional and older titles. `known_as` gives
+a title's other names, which the player matches beside the album's own aliases (from
+album.json); they are for matching only, never spoken (an album is named by its title or
+its album.json aliases, `player.texts.album_name`).
+
+    known_as("哈利波特与魔法石")   # ("Harry Potter and the Philosopher's Stone", …)
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache, lru_cache
+from importlib import resources
+
+from .text import has_cjk, normalize
+
+__all__ = ["known_as", "works"]
+
+_EDITION = re.compile(r"[（(【\[][^）)】\]]*[）)】\]]")
+"""A bracketed edition note after a title: "西游记（少儿版）", "Dune (Unabridged)"."""
+
+
+@cache
+def works() -> tuple[tuple[str, ...], ...]:
+    """Every work of ``words/catalog/works.toml`` as the tuple of its names (English ones
+    first); raises ValueError for a work without a name in each language."""
+    text = resources.files("words").joinpath("catalog", "works.toml").read_text("utf-8")
+    found = []
+    for number, work in enumerate(tomllib.loads(text).get("work", ()), 1):
+        en = [str(n).strip() for n in work.get("en", ()) if str(n).strip()]
+        zh = [str(n).strip() for n in work.get("zh", ()) if str(n).strip()]
+        if not en or not zh:
+            raise ValueError(f"catalog work {number} needs an English and a Chinese title")
+        found.append(tuple(dict.fromkeys(en + zh)))
+    return tuple(found)
+
+
+@cache
+def _by_name() -> dict[str, tuple[str, ...]]:
+    names: dict[str, tuple[str, ...]] = {}
+    for work in works():
+        for name in work:
+            names.setdefault(normalize(name), work)
+    return names
+
+
+@lru_cache(maxsize=8192)
+def known_as(title: str) -> tuple[str, ...]:
+    """The other names of the work titled `title` (compared folded, without spaces,
+    punctuation or a bracketed edition note) that are long enough to mean it (`_distinct`),
+    or () when the catalog does not hold it."""
+    by_name = _by_name()
+    own = normalize(title)
+    for key in (own, normalize(_EDITION.sub("", title))):
+        work = by_name.get(key) if key else None
+        if work:
+            return tuple(n for n in work if normalize(n) != own and _distinct(n))
+    return ()
+
+
+def _distinct(name: str) -> bool:
+    """A name long enough to mean the book when said: three Chinese characters or four
+    letters and digits ("Dune", "1984"); 孙子, 家 and "It" are everyday words far more
+    often than a title (给我孙子放个…)."""
+    key = normalize(name)
+    return len(key) >= (3 if has_cjk(key) else 4)

@@ -446,7 +446,10 @@ def cmd_web(args: argparse.Namespace, cfg: config_mod.Config) -> int:
     where = page_url(cfg) if cfg.web.enabled else "(off: set [web] enabled = true)"
     if args.generate:
         print(f"the page {where}: password {password}")
-        print(f"(shown once; `sudo {command(cfg)} web password` sets another)")
+        # sudo only where this user could not write the password file (a device's, owned
+        # by the service), not on a PC config in the listener's own folder
+        sudo = "" if os.access(path, os.W_OK) else "sudo "
+        print(f"(shown once; `{sudo}{command(cfg)} web password` sets another)")
     else:
         print(f"password set for the page {where}; pages logged in before must log in again")
     return 0

@@ -185,6 +185,7 @@ def test_web_password_cli_generates_once_and_changes_it(tmp_path: Path, capsys, 
     generated = out.split("password ", 1)[1].split()[0]
     assert auth.Password(path).verify(generated), out
     assert "http://" in out and ":8080/" in out
+    assert "sudo" not in out  # the password file is this user's own: no sudo to change it
     assert cli.main([*argv, "--generate", "--if-unset"]) == 0  # already set: kept
     assert "already set" in capsys.readouterr().out
     assert auth.Password(path).verify(generated)

@@ -1675,9 +1675,9 @@ class _Reader:
 
         def ends_in(piece: str) -> set[str]:
             found = set()
-            first = re.search(r"\b(?:skip|skipping|cut|trim|drop)\s+(?:off\s+)?the\s+"
-                              r"(first|last)\s+§D", piece)  # fmt: skip
-            if first:  # "skip the first 30 seconds": the start of every episode
+            for first in re.finditer(r"\b(?:skip|skipping|cut|trim|drop)\s+(?:off\s+)?the\s+"
+                                     r"(first|last)\s+§D", piece):  # fmt: skip
+                # "skip the first 30 seconds": the start of every episode
                 found.add("intro" if first.group(1) == "first" else "outro")
             if verb:  # "把最后二十秒给我跳了", "开头都跳过一分钟"
                 if re.search(r"(?:最后|结尾|末尾)[^，。！？§]{0,4}§D", piece):
@@ -1685,7 +1685,8 @@ class _Reader:
                 if re.search(r"(?:开头|最前面|前面)[^，。！？§]{0,4}§D", piece):
                     found.add("intro")
                 # "cut the intro, and the last five seconds of each chapter too"
-                if said_first := re.search(r"\bthe (first|last) §D", piece):
+                # "skip the first 45 seconds and the last 15": each one said
+                for said_first in re.finditer(r"\bthe (first|last) §D", piece):
                     found.add("intro" if said_first.group(1) == "first" else "outro")
             piece = PLACEHOLDER.sub(" ", piece)
             for end in ("intro", "outro"):
@@ -1771,6 +1772,7 @@ class _Reader:
             )
             return Hit("set_skip", "ask" if alone else "keep", 0, 0)
         spelled = re.sub(r"§D(\d+)§", r" \1 ", clause.text)
+        spelled = re.sub(r"\bthe first(?=\s+\d)", "the", spelled)  # an end, not a count of 1
         own = [s.value for s in numbers_said(PLACEHOLDER.sub(" ", spelled), lone_one=False)]
         if len(ends) == 2 and len(own) == 2 and not sign:
             # "skip 45 seconds of intro and 30 of outro": each end its own amount, in order

@@ -46,8 +46,9 @@ class Plan:
     ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
     "skip", "speed", "when"), ``("ack", ())`` when they ask for nothing, or, with `calls`,
     ``("propose", ())`` when the calls are a guess (`Reading.guess`: an amount said that
-    they do not carry, "play it"; or the episode before taken as the one just heard): asked
-    about, made on a yes."""
+    they do not carry, "play it"), ``("propose", ("heard",))`` when the episode before is
+    taken as the one just heard (the listener's place leaves it open): asked about, made on
+    a yes."""
 
     calls: tuple[FastMatch, ...] = ()
     ask: tuple[str, tuple[str, ...]] | None = None
@@ -122,7 +123,9 @@ class FastPath:
                 _LOGGER.info("fast path: %s%s does not fit: %s", call.tool, arguments, error)
                 return None
             out.append(FastMatch(call.tool, arguments))
-        if reading.guess or unsure:
+        if unsure:  # the listener's place, not the words, leaves it open
+            return Plan(calls=tuple(out), ask=("propose", ("heard",)))
+        if reading.guess:
             return Plan(calls=tuple(out), ask=("propose", ()))
         return Plan(calls=tuple(out))
 

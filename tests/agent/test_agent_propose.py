@@ -10,6 +10,7 @@ from agent_books import FakeLibrary
 
 from agent import Agent, Completion, ScriptedModel, ToolRegistry, tool_from_function
 from agent import loop as loop_module
+from agent.fastpath import FastMatch, FastPath, Plan
 from agent.propose import describe
 from words.analogs import Analogs
 
@@ -243,6 +244,42 @@ async def test_a_guess_that_follows_what_the_model_was_told_is_asked_about() -> 
         "Requests like this one asked for: pause"
         in agent.model.history[0]["messages"][-1]["content"]
     )
+    assert library.calls == [] and turn.answer == "Do you want me to pause?"
+
+
+async def test_a_guess_that_follows_a_sure_vote_the_model_was_told_is_made() -> None:
+    # every like request asks for a pause, and some is alike enough (`Vote.stands`): the
+    # model told so and following it makes the vote's own call, not a question
+    bank = Analogs([("pause", "my grandson just walked in with his drum"),
+                    ("pause", "my grandson walked in with a trumpet")])  # fmt: skip
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: Paused."], analogs=bank)
+    turn = await run(agent, REMARK)
+    assert (
+        "Requests like this one asked for: pause"
+        in (agent.model.history[0]["messages"][-1]["content"])
+    )
+    assert library.calls == [("pause", {})]
+    assert "made: the requests most like it ask for pause" in turn.steps[0].thought
+
+
+class _Guessing(FastPath):
+    """The phrase rules' guess of a pause for any words ("propose": asked about first)."""
+
+    def plan(self, reading, tools, context=None, schema=None, *, check=None):
+        return Plan(calls=(FastMatch("pause", {}),), ask=("propose", ()))
+
+
+async def test_a_guess_of_the_rules_the_like_requests_second_is_made() -> None:
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=BANK, fast_path=_Guessing())
+    turn = await run(agent, "hold on someone is at the door now")
+    assert library.calls == [("pause", {})] and turn.answer != "Do you want me to pause?"
+    assert "(made: the requests most like it ask for pause" in turn.steps[-1].thought
+    # like requests that ask for something else leave the question
+    library = FakeLibrary()
+    agent = _agent(library, [], analogs=BANK, fast_path=_Guessing())
+    turn = await run(agent, "on to the following one please now")
     assert library.calls == [] and turn.answer == "Do you want me to pause?"
 
 

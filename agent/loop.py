@@ -793,12 +793,13 @@ class Agent:
             self._proposal = (time.monotonic(), *proposal)
 
     def forget(self) -> None:
-        """Forget what the last turn asked: a guess to say yes to (`propose`) and a question
-        of how much whose answer may be an amount alone. The next utterance begins a new
-        exchange; the benchmark calls this between requests that have nothing to do with
-        each other."""
+        """Forget what the last turn asked: a guess to say yes to (`propose`), a question
+        of how much whose answer may be an amount alone, and the books offered to choose
+        from ("the second one"). The next utterance begins a new exchange; the benchmark
+        calls this between requests that have nothing to do with each other."""
         self._proposal = None
         self._asked = None
+        self._choices = None
 
     async def _answered(
         self,

@@ -136,13 +136,18 @@ _CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "previous": ("previous_episode", {}),
     "speed:up": ("set_speed", {"step": 1}),
     "speed:down": ("set_speed", {"step": -1}),
+    "sleep:end": ("sleep_timer", {"end_of_episode": True}),
+    "sleep:off": ("sleep_timer", {"minutes": 0}),
 }
 """The intents whose call needs no amount and no book from the words: one step of the
-volume, pause, resume, stop, next, previous, one step of the speed. The speed only for
-words that say no rate (`_RATE`): "fine, double then" is no number the reading counts,
-and one step of 0.25 for it would be a wrong action. Not the end-of-episode timer: the
-vote does not see a negation's scope, and "算了不定时了" (never mind the timer) is most
-like requests that correct a timer to it."""
+volume, pause, resume, stop, next, previous, one step of the speed, the stop at the end of
+the episode playing and no timer at all. The speed only for words that say no rate
+(`_RATE`): "fine, double then" is no number the reading counts, and one step of 0.25 for
+it would be a wrong action. The two timer intents were left out at first, for fear that the
+vote, blind to a negation's scope, would take "算了不定时了" (never mind the timer) for the
+end-of-episode stop it is most like; measured with each blind round of r20-r31 left out of
+the bank, a sure vote for either was right in 88 of 88 requests, 42 of them with a
+negation."""
 
 _SIMPLE = {tool: intent for intent, (tool, arguments) in _CALLS.items() if not arguments}
 """The intent of each call that takes no arguments (`call_intent`): `_CALLS` read backwards."""
@@ -203,7 +208,8 @@ class Vote:
 
     def call(self) -> tuple[str, dict[str, Any]] | None:
         """The call the vote makes on its own, (tool, arguments), or None: only an intent
-        that needs no amount and no book (`_CALLS`), with at least `SURE` of the weight and
+        that needs no amount and no book (`_CALLS`: a step, pause, resume, stop, next,
+        previous, the end-of-episode stop or no timer), with at least `SURE` of the weight and
         a nearest request at least `NEAR` alike, for words that say no amount (`amounts`;
         for a step of the speed, no `rate`) and do not correct themselves."""
         if self.share < SURE or self.similarity < NEAR or self.intent not in _CALLS:

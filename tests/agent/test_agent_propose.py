@@ -291,6 +291,18 @@ async def test_a_guess_the_like_requests_contradict_makes_their_call() -> None:
     assert "made next_episode instead of pause" in turn.steps[0].thought
 
 
+async def test_a_sure_vote_for_no_timer_makes_that_call() -> None:
+    # the model told "no timer" guesses a pause: the vote, sure, cancels the timer it was
+    # asked to, and nothing is paused
+    bank = Analogs([("sleep:off", "never mind the timer just let it keep going"),
+                    ("sleep:off", "forget that timer let it keep going tonight")])  # fmt: skip
+    library = FakeLibrary()
+    agent = _agent(library, [PAUSE, "Thought: x\nFinal Answer: ok."], analogs=bank)
+    turn = await run(agent, "never mind that timer thing let it keep going")
+    assert library.calls == [("sleep_timer", {"minutes": 0})]
+    assert "made sleep_timer instead of pause" in turn.steps[0].thought
+
+
 async def test_like_requests_that_disagree_leave_the_question() -> None:
     library = FakeLibrary()
     agent = _agent(library, [PAUSE], analogs=BANK)
@@ -380,6 +392,12 @@ async def test_a_place_answers_the_question_of_which_book() -> None:
     assert [(c[0], c[1]["keyword"]) for c in library.calls] == [("play_book", second)]
     library.calls.clear()
     await run(agent, "the second one")  # no question asked before: no book chosen
+    assert ("play_book", second) not in [(c[0], c[1].get("keyword")) for c in library.calls]
+    # a new exchange (`forget`, as the benchmark begins each request) drops the question
+    await run(agent, "play harry potter")
+    agent.forget()
+    library.calls.clear()
+    await run(agent, "the second one")
     assert ("play_book", second) not in [(c[0], c[1].get("keyword")) for c in library.calls]
 
 

@@ -160,7 +160,9 @@ def test_a_sure_vote_doubts_another_reading() -> None:
 def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
     assert Vote("volume:down", 0.9, 0.4).call() == ("volume_down", {})
     assert Vote("pause", 1.0, 0.4).call() == ("pause", {})
-    assert Vote("sleep:end", 1.0, 0.9).call() is None  # "算了不定时了": blind to the negation
+    assert Vote("sleep:end", 1.0, 0.9).call() == ("sleep_timer", {"end_of_episode": True})
+    assert Vote("sleep:off", 0.8, 0.4).call() == ("sleep_timer", {"minutes": 0})
+    assert Vote("sleep:minutes", 1.0, 0.9).call() is None  # how many minutes: not said here
     assert Vote("speed:down", 0.9, 0.4).call() == ("set_speed", {"step": -1})  # "跟不上"
     assert Vote("speed:up", 1.0, 0.4, rate=True).call() is None  # "fine, double then"
     assert Vote("volume:down", 1.0, 0.4, amounts=True).call() is None  # "down to 20"

@@ -46,9 +46,8 @@ class Plan:
     ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
     "skip", "speed", "when"), ``("ack", ())`` when they ask for nothing, or, with `calls`,
     ``("propose", ())`` when the calls are a guess (`Reading.guess`: an amount said that
-    they do not carry, "play it"), ``("propose", ("heard",))`` when the episode before is
-    taken as the one just heard (the listener's place leaves it open): asked about, made on
-    a yes."""
+    they do not carry, "play it"; or the episode before taken as the one just heard): asked
+    about, made on a yes."""
 
     calls: tuple[FastMatch, ...] = ()
     ask: tuple[str, tuple[str, ...]] | None = None
@@ -123,9 +122,7 @@ class FastPath:
                 _LOGGER.info("fast path: %s%s does not fit: %s", call.tool, arguments, error)
                 return None
             out.append(FastMatch(call.tool, arguments))
-        if unsure:  # the listener's place, not the words, leaves it open
-            return Plan(calls=tuple(out), ask=("propose", ("heard",)))
-        if reading.guess:
+        if reading.guess or unsure:
             return Plan(calls=tuple(out), ask=("propose", ()))
         return Plan(calls=tuple(out))
 

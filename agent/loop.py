@@ -890,26 +890,11 @@ class Agent:
             return False
         text = _TEXT[self.language]
         turn.backend = "fastpath"
-        now = _now(context, schema)
-        intents = {call_intent(c.tool, c.arguments, now) for c in plan.calls}
-        # Only a reading of one nameable change is judged by the requests most like it: the
-        # vote (a look through the whole bank) is not taken for the rest of the fast path.
-        vote = (
-            self.analogs.vote(reading)
-            if self.analogs is not None and len(intents) == 1 and None not in intents
-            else None
-        )
-        seconded = ""
         if plan.ask is not None and plan.ask[0] == "propose" and plan.calls:
-            # "the baby just fell asleep": a step of the volume is a guess; asked about first,
-            # unless the requests most like it ask for that very change: a second judge that
-            # shares nothing with the rules (`Vote.seconds`; not for words that say an
-            # amount, which the vote cannot check, nor for an episode taken as the one just
-            # heard, which the listener's place leaves open and the vote does not see)
-            words = plan.ask[1] == ()  # the words' guess, not the listener's place
-            if words and vote is not None and vote.seconds(next(iter(intents))):
-                seconded = f"the requests most like it ask for {vote.intent}, {vote.share:.0%}"
-            elif self._propose(turn, reading, plan, plan.calls[0].tool, on_step):
+            # "the baby just fell asleep": a step of the volume is a guess; asked about first.
+            # Not made when the requests most like it ask for that change too: they key on
+            # the same words as the guess ("这集重新来过 刚走神了": both heard a rewind in 走神)
+            if self._propose(turn, reading, plan, plan.calls[0].tool, on_step):
                 return True
             plan = Plan(calls=plan.calls)
         if plan.ask is not None:
@@ -928,23 +913,29 @@ class Agent:
             else:
                 turn.answer = self._which(self._offer_titles(context, schema))
             return True
-        if vote is not None and not seconded and vote.doubts(intents):
-            # "ow that's hurting my ears" read as louder: requests very like it ask for
-            # something else, so the two judges disagree and the box asks; about their
-            # call when it needs nothing more ("Do you want me to turn it down?"), else
-            # about the reading's.
-            why = f"the requests most like it ask for {vote.intent}"
-            why += f", {vote.share:.0%} of their weight"
-            theirs = vote.call()
-            if theirs is not None and self.registry.get(theirs[0]) is not None:
-                why += f"; the reading was {plan.calls[0].tool}"
-                plan = Plan(calls=(FastMatch(*theirs),))
-            if self._propose(turn, reading, plan, why, on_step):
-                return True
+        now = _now(context, schema)
+        intents = {call_intent(c.tool, c.arguments, now) for c in plan.calls}
+        if self.analogs is not None and len(intents) == 1 and None not in intents:
+            # Only a reading of one nameable change can be doubted: the vote (a look through
+            # the whole bank) is not taken for the rest of the fast path's turns.
+            vote = self.analogs.vote(reading)
+            if vote.doubts(intents):
+                # "ow that's hurting my ears" read as louder: requests very like it ask for
+                # something else, so the two judges disagree and the box asks; about their
+                # call when it needs nothing more ("Do you want me to turn it down?"), else
+                # about the reading's.
+                why = f"the requests most like it ask for {vote.intent}"
+                why += f", {vote.share:.0%} of their weight"
+                theirs = vote.call()
+                if theirs is not None and self.registry.get(theirs[0]) is not None:
+                    why += f"; the reading was {plan.calls[0].tool}"
+                    plan = Plan(calls=(FastMatch(*theirs),))
+                if self._propose(turn, reading, plan, why, on_step):
+                    return True
         answers: list[str] = []
         last_tool = ""
         for call in plan.calls:
-            thought = f"words: {reading.why}" + (f" (made: {seconded})" if seconded else "")
+            thought = f"words: {reading.why}"
             result = await self._words_call(
                 turn, call.tool, call.arguments, thought, cancel, on_step
             )

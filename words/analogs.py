@@ -248,14 +248,6 @@ class Vote:
             and not self.corrected
         )
 
-    def seconds(self, intent: str | None) -> bool:
-        """True when the vote backs `intent` (`backs`: `AGREE` of the weight) with a nearest
-        request `NEAR` alike, for words that say no amount and do not correct themselves:
-        a guess of the phrase rules it seconds is made, not asked about."""
-        if self.similarity < NEAR or self.amounts or self.corrected:
-            return False
-        return self.backs(intent)
-
     def backs(self, intent: str | None) -> bool:
         """True when the vote agrees with `intent`: the same intent, one that changes what
         plays, with at least `AGREE` of the weight."""

@@ -215,13 +215,3 @@ def test_a_told_vote_stands_when_sure_and_no_amount_is_said() -> None:
     assert not Vote("sleep:end", 1.0, 0.2).stands()  # no request alike enough
     assert not Vote("skip:intro", 1.0, 0.9, amounts=True).stands()  # "跳三十秒": which end?
     assert not Vote("pause", 1.0, 0.9, corrected=True).stands()
-
-
-def test_a_vote_seconds_a_guess_of_the_same_change_only() -> None:
-    assert Vote("volume:up", 0.7, 0.4).seconds("volume:up")
-    assert not Vote("volume:up", 0.7, 0.4).seconds("volume:down")
-    assert not Vote("volume:up", 0.5, 0.9).seconds("volume:up")  # under AGREE
-    assert not Vote("volume:up", 1.0, 0.2).seconds("volume:up")
-    assert not Vote("skip:intro", 1.0, 0.9, amounts=True).seconds("skip:intro")
-    assert not Vote("pause", 1.0, 0.9, corrected=True).seconds("pause")
-    assert not Vote("question", 1.0, 0.9).seconds("question")  # no change to second

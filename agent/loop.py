@@ -726,16 +726,16 @@ class Agent:
         that needs no amount and no book from the words (`Vote.call`: one step of the
         volume, pause, resume, next…; not for words that say an amount) and it is
         registered; None when they say neither (the guess is asked about). A vote the
-        model was told (`hinted`, `_likeness`) backs a guess that follows it only when it
-        stands on its own (`Vote.stands`: sure, with no amount said); else a guess that
-        follows it is no second opinion. The vote goes into the step's Thought for the
-        trace."""
+        model was told (`hinted`, `_likeness`) backs nothing: a guess that follows it is no
+        second opinion, and the arguments a model gives it are none the vote could check
+        ("这集重新来过 刚走神了" told a rewind: seek -120). When it is sure of a call of its
+        own (`Vote.call`), that call is made whatever the model guessed. The vote goes into
+        the step's Thought for the trace."""
         if vote is None:
             return None
         now = _now(context, schema)
         said = f"the requests most like it ask for {vote.intent}, {vote.share:.0%} of their weight"
-        told = vote.intent == hinted and not vote.stands()
-        if not told and vote.backs(call_intent(reply.tool, reply.arguments, now)):
+        if vote.intent != hinted and vote.backs(call_intent(reply.tool, reply.arguments, now)):
             step.thought = f"{reply.thought} (made: {said})"
             return reply
         instead = vote.call()
@@ -744,6 +744,9 @@ class Agent:
         tool = self.registry.get(instead[0])
         if tool is None or (tool.needs_loaded and schema is not None and not now["title"]):
             return None
+        if instead == (reply.tool, reply.arguments):  # the guess is the vote's own call
+            step.thought = f"{reply.thought} (made, their own call: {said})"
+            return reply
         step.thought = f"{reply.thought} (made {instead[0]} instead of {reply.tool}: {said})"
         return Action(instead[0], instead[1], reply.thought)
 

@@ -6,8 +6,9 @@ clock times and percents (`amounts`), titles named in any form the listener uses
 (`titles`), the phrases of each tool as data (`phrases`, files under ``words/phrases/``)
 and the reading of a whole utterance (`reading`): its clauses, whether it asks or
 commands, what it names, and the one tool call it means when the words say it plainly;
-and what the requests most like it asked for (`analogs`, a bank of labelled requests under
-``words/analogs/``), a judge beside the reading and the model.
+what the requests most like it asked for (`analogs`, a bank of labelled requests under
+``words/analogs/``), a judge beside the reading and the model; and the other names of
+well-known works (`catalog`, ``words/catalog/works.toml``), for the player's matching.
 
     from words import TitleIndex, read
     index = TitleIndex([("西游记", ("Journey to the West",)), ("三体2", ())])

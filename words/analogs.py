@@ -101,7 +101,6 @@ DOUBT_NEAR = 0.5
 """The cosine similarity the nearest request needs for the vote to doubt a reading of the
 phrase rules (`Vote.doubts`): they are right far more often than a model's guess."""
 
-
 _ALIKE = {
     frozenset(pair)
     for pair in (
@@ -234,19 +233,6 @@ class Vote:
         if self.share < SURE or self.similarity < DOUBT_NEAR:
             return False
         return self.intent in (*CHANGES, "question") and not _alike(self.intent, intent)
-
-    def stands(self) -> bool:
-        """True when the vote is sure enough to back a guess that follows it after it was
-        told to the model: as sure as it must be to make a call on its own (`SURE` of the
-        weight, a neighbour `NEAR` alike), for words that say no amount (the vote cannot
-        check the model's number: "跳三十秒" told "skip" set both ends) and do not correct
-        themselves. The guess is then the vote's own call, made through the model."""
-        return (
-            self.share >= SURE
-            and self.similarity >= NEAR
-            and not self.amounts
-            and not self.corrected
-        )
 
     def backs(self, intent: str | None) -> bool:
         """True when the vote agrees with `intent`: the same intent, one that changes what

@@ -247,9 +247,9 @@ async def test_a_guess_that_follows_what_the_model_was_told_is_asked_about() -> 
     assert library.calls == [] and turn.answer == "Do you want me to pause?"
 
 
-async def test_a_guess_that_follows_a_sure_vote_the_model_was_told_is_made() -> None:
-    # every like request asks for a pause, and some is alike enough (`Vote.stands`): the
-    # model told so and following it makes the vote's own call, not a question
+async def test_a_told_vote_sure_of_its_own_call_makes_it_and_backs_no_model_amount() -> None:
+    # every like request asks for a pause: the model told so and following it makes the
+    # vote's own call (`Vote.call`), not a question
     bank = Analogs([("pause", "my grandson just walked in with his drum"),
                     ("pause", "my grandson walked in with a trumpet")])  # fmt: skip
     library = FakeLibrary()
@@ -260,7 +260,18 @@ async def test_a_guess_that_follows_a_sure_vote_the_model_was_told_is_made() -> 
         in (agent.model.history[0]["messages"][-1]["content"])
     )
     assert library.calls == [("pause", {})]
-    assert "made: the requests most like it ask for pause" in turn.steps[0].thought
+    assert "made, their own call: the requests most like it ask for pause" in (
+        turn.steps[0].thought
+    )
+    # told "rewind", the model's two minutes are its own: the vote cannot back an amount
+    # it never saw ("这集重新来过 刚走神了" went back two minutes in a blind round)
+    bank = Analogs([("seek:back", "i zoned out go back a bit"),
+                    ("seek:back", "zoned out there go back a little")])  # fmt: skip
+    rewind = 'Thought: back.\nAction: seek\nAction Input: {"seconds": -120, "relative": true}'
+    library = FakeLibrary()
+    agent = _agent(library, [rewind], analogs=bank)
+    turn = await run(agent, "i zoned out again there")
+    assert library.calls == [] and turn.answer.startswith("Do you want me to")
 
 
 class _Guessing(FastPath):

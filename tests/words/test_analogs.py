@@ -206,12 +206,3 @@ def test_a_question_back_a_refusal_or_a_correction_doubts_nothing() -> None:
     )
     vote = bank.vote(read("这集放完就停 不对 还是定个半小时", "zh"))
     assert vote.corrected and vote.intent == "sleep:end" and not vote.doubts(["sleep:minutes"])
-
-
-def test_a_told_vote_stands_when_sure_and_no_amount_is_said() -> None:
-    # a guess that follows what the model was told is the vote's own call when it is sure
-    assert Vote("sleep:end", 0.9, 0.4).stands() and Vote("pause", 1.0, 0.3).stands()
-    assert not Vote("sleep:end", 0.7, 0.9).stands()  # not sure enough
-    assert not Vote("sleep:end", 1.0, 0.2).stands()  # no request alike enough
-    assert not Vote("skip:intro", 1.0, 0.9, amounts=True).stands()  # "跳三十秒": which end?
-    assert not Vote("pause", 1.0, 0.9, corrected=True).stands()

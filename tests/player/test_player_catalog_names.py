@@ -70,5 +70,5 @@ async def test_a_book_of_that_very_title_comes_before_a_catalog_name(make_player
     for keyword, title in (("金银岛", "金银岛"), ("treasure island", "Treasure Island")):
         played = await bounded(player.play_book(keyword))
         assert played["now"]["title"] == title, keyword
-    found = await bounded(player.search_album("金银岛"))
-    assert [a["title"] for a in found["albums"]] == ["金银岛", "Treasure Island"]
+    found = await bounded(player.search_album("金银岛"))  # by its own title only
+    assert [a["title"] for a in found["albums"]] == ["金银岛"]

@@ -894,9 +894,9 @@ class Agent:
         text = _TEXT[self.language]
         turn.backend = "fastpath"
         if plan.ask is not None and plan.ask[0] == "propose" and plan.calls:
-            # "the baby just fell asleep": a step of the volume is a guess; asked about first.
-            # Not made when the requests most like it ask for that change too: they key on
-            # the same words as the guess ("这集重新来过 刚走神了": both heard a rewind in 走神)
+            # "the baby just fell asleep": a step of the volume is a guess; asked about first,
+            # even when the requests most like it ask for that change too: they key on the
+            # same words as the guess, so they are no second judge
             if self._propose(turn, reading, plan, plan.calls[0].tool, on_step):
                 return True
             plan = Plan(calls=plan.calls)

@@ -72,18 +72,26 @@ def fill_numbers(numbers: list[int | None], order: list[int] | None = None) -> l
     return [int(n or 0) for n in result]
 
 
-def album_score(keyword: str, album: Album, *, known: bool = True) -> int:
+def album_score(keyword: str, album: Album) -> int:
     """How well `keyword` matches `album`: its title and author, or one of its aliases (its
     title in the other language, from album.json), 0..100 (`words.titles.match_score`);
-    a name the catalog of well-known works gives its title (`Album.known_as`; not with
-    `known` false) one less, so that a book of that very title or alias comes first; a
+    a name the catalog of well-known works gives its title one less (`known_score`); a
     narrator's name (two characters or more) as an author's."""
+    return max(_own_score(keyword, album), known_score(keyword, album))
+
+
+def known_score(keyword: str, album: Album) -> int:
+    """How well `keyword` matches a name the catalog of well-known works gives `album`'s
+    title (`Album.known_as`), one less than `match_score`: a book of that very title or
+    alias comes first; 0 for none."""
+    return max((match_score(keyword, name) - 1 for name in album.known_as()), default=0)
+
+
+def _own_score(keyword: str, album: Album) -> int:
+    """`album_score` by the album's own names and people only."""
     score = match_score(keyword, album.title, album.author)
     for alias in album.aliases:
         score = max(score, match_score(keyword, alias))
-    for name in album.known_as() if known else ():
-        # one below: a book whose own title or alias this is comes first
-        score = max(score, match_score(keyword, name) - 1)
     key = normalize(keyword)
     if album.narrator and len(key) >= 2 and key in normalize(album.narrator):
         score = max(score, AUTHOR)
@@ -94,9 +102,9 @@ def rank(keyword: str, albums: list[Album]) -> list[Album]:
     """Albums that match `keyword`, exact titles first (stable for equal scores); by the
     catalog's names of well-known works only when none matches by its own names (a search
     for 西游记 lists 西游记, not also the library's "Journey to the West")."""
-    scored = [(album_score(keyword, a, known=False), i, a) for i, a in enumerate(albums)]
+    scored = [(_own_score(keyword, a), i, a) for i, a in enumerate(albums)]
     if not any(score > 0 for score, _i, _a in scored):
-        scored = [(album_score(keyword, a), i, a) for i, a in enumerate(albums)]
+        scored = [(known_score(keyword, a), i, a) for i, a in enumerate(albums)]
     return [a for score, _i, a in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0]
 
 

@@ -38,7 +38,8 @@ __all__ = ["Constraints", "build_grammar", "fold_text"]
 
 _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
-SECONDS, MINUTES, PERCENT = "seconds", "minutes", "percent"
+SECONDS, MINUTES, PERCENT, RATE = "seconds", "minutes", "percent", "rate"
+SKIP_SECONDS = "skip-seconds"
 PLAYBACK_STATE = "playback-state"
 EPISODE_TITLE = "episode-title"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"

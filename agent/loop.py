@@ -28,6 +28,8 @@ from .fastpath import FastMatch, FastPath, Plan
 from .grammar import (
     EPISODE,
     PLAYBACK_STATE,
+    RATE,
+    SKIP_SECONDS,
     TITLE,
     Constraints,
     build_grammar,
@@ -623,7 +625,24 @@ class Agent:
                 turn.error = f"repeated failed call {reply.tool}"
                 turn.answer = _spoken(failed[call_key], self.language)
                 return
-            if not succeeded and not failed and self._guessed(reply, reading, completion.backend):
+            if (
+                not succeeded
+                and not failed
+                and completion.backend in self.confirm
+                and vote is not None
+                and (theirs := vote.amount_call(_settings(context_data, context_schema)))
+                and theirs != (reply.tool, reply.arguments)
+                and self.registry.get(theirs[0]) is not None
+            ):
+                # The words cue the tool, but the model's amount is not the one they say
+                # ("knock half a minute off both ends": set_skip 0 and 0): requests like it
+                # and the amount said make the call together (`Vote.amount_call`).
+                said = f"the requests most like it ask for {vote.intent}, {vote.share:.0%} of their weight"
+                step.thought = f"{reply.thought} (made {theirs[0]} {json.dumps(theirs[1])} instead: {said}, with the amount said)"
+                reply = Action(theirs[0], theirs[1], reply.thought)
+                step.action, step.arguments = reply.tool, reply.arguments
+                call_key = _call_key(reply.tool, reply.arguments)
+            elif not succeeded and not failed and self._guessed(reply, reading, completion.backend):
                 analog = self._analog(step, reply, vote, context_data, context_schema, hinted)
                 if analog is not None and analog != reply:
                     # The model's guess is not what requests like this one ask for, and
@@ -724,8 +743,10 @@ class Agent:
         `reply` itself when they ask for what it does (two judges that share nothing
         agree: it is made, not asked about); another call when they agree, surely, on one
         that needs no amount and no book from the words (`Vote.call`: one step of the
-        volume, pause, resume, next…; not for words that say an amount) and it is
-        registered; None when they say neither (the guess is asked about). A vote the
+        volume, pause, resume, next…; not for words that say an amount), or on a timer,
+        skip or speed of the one amount the words say (`Vote.amount_call`, with the loaded
+        book's settings: `_settings`), and it is registered; None when they say neither
+        (the guess is asked about). A vote the
         model was told (`hinted`, `_likeness`) backs nothing: a guess that follows it is no
         second opinion, and the arguments a model gives it are none the vote could check
         ("这集重新来过 刚走神了" told a rewind: seek -120). When it is sure of a call of its
@@ -738,7 +759,7 @@ class Agent:
         if vote.intent != hinted and vote.backs(call_intent(reply.tool, reply.arguments, now)):
             step.thought = f"{reply.thought} (made: {said})"
             return reply
-        instead = vote.call()
+        instead = vote.call(_settings(context, schema))
         if instead is None:
             return None
         tool = self.registry.get(instead[0])
@@ -1123,6 +1144,20 @@ def _now(context: dict[str, Any] | None, schema: dict[str, Any] | None) -> dict[
         "episode": next(iter(role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)), 0),
         "state": next(iter(role_values(context, schema, PLAYBACK_STATE)), ""),
     }
+
+
+def _settings(
+    context: dict[str, Any] | None, schema: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The loaded book's settings as `words.analogs.Vote.call` takes them: its ``speed``
+    (the value of role ``rate``) and whether it is ``skipping`` any of its intro or outro
+    (a value of role ``skip-seconds`` above 0), read from the listener's context by role;
+    None when nothing is loaded or the player does not say them."""
+    speed = role_values(context, schema, RATE, beside=PLAYBACK_STATE)
+    skips = role_values(context, schema, SKIP_SECONDS, beside=PLAYBACK_STATE)
+    if not speed or not skips:
+        return None
+    return {"speed": speed[0], "skipping": any(float(s or 0) > 0 for s in skips)}
 
 
 def _numbers_given(messages: list[dict[str, str]]) -> set[str]:

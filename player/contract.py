@@ -5,7 +5,8 @@ once here in `player/`:
 
 - each parameter's *role* and bounds, in its JSON Schema through ``Annotated`` (the
   ``x-role`` key; roles are ``title``, ``album-id``, ``episode``, ``page``, ``seconds``,
-  ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal), so an agent can build
+  ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal; ``skip-seconds``: a
+  book's intro or outro skip), so an agent can build
   exact constraints without knowing the tool's name;
 - whether a successful call ends the turn (``return_direct``: its ``message`` is the
   answer), the zh/en when-to-use hints and short examples, set as attributes by `tool`
@@ -142,9 +143,14 @@ NOW: dict[str, Any] = {
         "episode_title": {"type": "string"},
         "position": {"type": "number", "x-role": "seconds"},
         "duration": {"type": "number", "x-role": "seconds"},
+        "speed": {"type": "number", "x-role": "rate"},
+        "intro": {"type": "number", "x-role": "skip-seconds"},
+        "outro": {"type": "number", "x-role": "skip-seconds"},
     },
 }
-"""The album and episode loaded now: album fields plus state, episode and position (s)."""
+"""The album and episode loaded now: album fields plus state, episode and position (s),
+the book's playback speed (1.0 normal) and the seconds skipped at the start (``intro``) and
+end (``outro``) of each of its episodes (0: none)."""
 
 BOOKMARK: dict[str, Any] = {
     "type": "object",

@@ -201,6 +201,8 @@ class PlayerTools:
         data.update(state=state, episode=episode.section, position=round(position, 1))
         if duration:
             data["duration"] = round(duration, 1)
+        speed, intro, outro = self.book_settings(detail.album)
+        data.update(speed=speed, intro=intro, outro=outro)
         if title := episode_title(episode, detail.album.title):
             data["episode_title"] = title
         return data

@@ -28,6 +28,7 @@ __all__ = [
     "durations_said",
     "percents_said",
     "rate_said",
+    "rates_said",
 ]
 
 _CN = "零〇一二两三四五六七八九十百"
@@ -41,9 +42,9 @@ _DURATION_PART = re.compile(
     r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
     r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
     r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?:\s+(?:whole|full|entire|good))?"
-    r"(?P<and_half>\s+and\s+a\s+half)?(?P<and_quarter>\s+and\s+a\s+quarter)?\s+"
+    r"(?P<and_half>\s+and\s+(?:a\s+)?half)?(?P<and_quarter>\s+and\s+a\s+quarter)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
-    r"(?P<and_half2>\s+and\s+a\s+half)?(?P<and_quarter2>\s+and\s+a\s+quarter)?"
+    r"(?P<and_half2>\s+and\s+(?:a\s+)?half)?(?P<and_quarter2>\s+and\s+a\s+quarter)?"
     r"(?:\s+and\s+(?P<and_min>\d{1,2}|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|"
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
@@ -250,7 +251,8 @@ def _decimals(text: str) -> str | None:
 
 
 def rate_said(text: str) -> float | None:
-    """A playback speed as said: "1.5", "一点五", "两" (2), "一倍半"/"one and a half" (1.5),
+    """A playback speed as said: "1.5", "一点五", "两" (2), "一倍半"/"one and a half" and, as
+    a learner says it, "one and half" (1.5),
     "one point two five" (1.25), "double" (2.0), "half" (0.5); None for anything else."""
     said = text.strip().lower().removesuffix("倍").strip()
     if said in ("double", "twice", "两倍", "双倍"):
@@ -266,7 +268,7 @@ def rate_said(text: str) -> float | None:
     if said in ("min", "minimum", "slowest", "最慢"):
         return 0.5
     half = False
-    for tail in ("倍半", "个半", "半", " and a half"):
+    for tail in ("倍半", "个半", "半", " and a half", " and half"):
         if said.endswith(tail) and said != tail:
             said, half = said.removesuffix(tail).strip(), True
             break
@@ -283,3 +285,44 @@ def rate_said(text: str) -> float | None:
             return None
         value += float("0." + digits)
     return value + 0.5 if half else value
+
+
+_RATE_MARK = re.compile(
+    r"倍|点[一二三四五六七八九]|\d\.\d|\b(?:point|double|twice|half)\b", re.IGNORECASE
+)
+"""What makes a span a playback speed: 倍, a decimal point, "double", "twice", "half". A bare
+number is none ("two chapters", "bump it up two")."""
+
+_RATE_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+|\S", re.IGNORECASE)
+_RATE_SPAN = 8
+"""The longest span (characters of Chinese, tokens of the rest) read as one speed."""
+
+
+def rates_said(text: str) -> list[float]:
+    """The playback speeds `text` (a whole transcript) states, in order: each the longest
+    span `rate_said` reads that carries a mark of a speed (`_RATE_MARK`: "开到两倍",
+    "one point two five", "double time", "1.5"); spans do not overlap. A bare number is no
+    speed, nor a span `rate_said` does not read."""
+    tokens = _RATE_TOKEN.findall(text.lower())
+    joiner = "" if any("\u3400" <= t <= "\u9fff" for t in tokens) else " "
+    spans = sorted(
+        (
+            (i, j)
+            for i in range(len(tokens))
+            for j in range(i + 1, min(len(tokens), i + _RATE_SPAN) + 1)
+        ),
+        key=lambda span: (span[0] - span[1], span[0]),
+    )
+    taken: set[int] = set()
+    found: list[tuple[int, float]] = []
+    for i, j in spans:
+        if taken.intersection(range(i, j)):
+            continue
+        said = joiner.join(tokens[i:j])
+        if not _RATE_MARK.search(said):
+            continue
+        rate = rate_said(said)
+        if rate is not None:
+            found.append((i, rate))
+            taken.update(range(i, j))
+    return [rate for _, rate in sorted(found)]

@@ -17,7 +17,10 @@ similarity. The agent acts on a model's guess when this vote agrees with it
 When it does not, and the vote is sure (`SURE` of the weight, a neighbour `NEAR` alike) of
 an intent that needs no amount and no book (`Vote.call`: a step of the volume, pause,
 resume, stop, next, previous), the agent makes that call
-instead of the guess. Otherwise it still asks. And when the phrase rules read a request
+instead of the guess. So it does for a timer, an intro or outro skip and a speed when the
+words say that one amount alone (`Vote.amount_call`: "knock fifteen seconds off both ends
+of every chapter", "make him talk at one point two five"), and then even when the words
+cue the model's tool but its amount is not the one said. Otherwise it still asks. And when the phrase rules read a request
 as one change but the vote is sure, from requests very like it, of another intent
 (`Vote.doubts`: "ow that's hurting my ears" read as louder), the reading is asked about
 before it is made.
@@ -39,6 +42,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import Any
 
+from .amounts import rates_said
 from .phrases import load
 from .reading import Reading
 from .text import has_cjk
@@ -157,6 +161,13 @@ _RATE = re.compile(
 )
 """Words that say a rate or a speed to go back to: a step of the speed is not what they ask."""
 
+_AMOUNT_CALLS = frozenset(
+    {"speed:up", "speed:down", "sleep:minutes", "skip:intro", "skip:outro", "skip:intro+outro"}
+)
+"""The intents `Vote.call` makes with the one amount the words say: a rate, or a duration
+(`Vote.duration`). Not a seek ("跳到五分钟那儿" is a place, "five minutes on" a move, and a
+vote does not tell them apart), nor a volume or an episode, which a number alone says."""
+
 NEIGHBOURS = 5
 """How many of the most similar bank requests vote."""
 
@@ -195,7 +206,9 @@ class Vote:
     `neighbours` as (similarity, intent, masked text), most similar first, whether the
     words `corrected` themselves ("no wait", "哦不对": the phrase data's corrections) and
     whether they say `amounts` (a number, a duration or a percent) and whether they say
-    a `rate` or a speed to go back to ("double", "1.5倍", "normal": `_RATE`)."""
+    a `rate` or a speed to go back to ("double", "1.5倍", "normal": `_RATE`); the one
+    `duration` said (seconds), when the words say no other number and no time of day, and
+    the one playback `speed` said (`words.amounts.rates_said`), when they say no duration."""
 
     intent: str = ""
     share: float = 0.0
@@ -204,19 +217,53 @@ class Vote:
     corrected: bool = False
     amounts: bool = False
     rate: bool = False
+    duration: int | None = None
+    speed: float | None = None
 
-    def call(self) -> tuple[str, dict[str, Any]] | None:
-        """The call the vote makes on its own, (tool, arguments), or None: only an intent
-        that needs no amount and no book (`_CALLS`: a step, pause, resume, stop, next,
-        previous, the end-of-episode stop or no timer), with at least `SURE` of the weight and
-        a nearest request at least `NEAR` alike, for words that say no amount (`amounts`;
-        for a step of the speed, no `rate`) and do not correct themselves."""
-        if self.share < SURE or self.similarity < NEAR or self.intent not in _CALLS:
+    def call(self, now: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]] | None:
+        """The call the vote makes on its own, (tool, arguments), or None, with at least
+        `SURE` of the weight and a nearest request at least `NEAR` alike, for words that do
+        not correct themselves:
+
+        - an intent that needs no amount and no book (`_CALLS`: a step, pause, resume, stop,
+          next, previous, the end-of-episode stop or no timer), for words that say no amount
+          (`amounts`; for a step of the speed, no `rate`);
+        - with `now`, the book loaded (``speed``: its rate, ``skipping``: whether it skips
+          any of its intro or outro), an intent whose amount the words say alone
+          (`_AMOUNT_CALLS`): a timer of the one `duration` said, the intro or outro skip (or
+          both) of it when the book skips nothing yet (with a skip set, "take fifteen off
+          the end" may be a change of it), the one `speed` said when it goes the way the
+          vote says from the book's rate. Two judges that share nothing, the requests like
+          it and the amount said, make the call together."""
+        if self.share < SURE or self.similarity < NEAR or self.corrected:
             return None
-        if self.amounts or self.corrected or (self.intent.startswith("speed:") and self.rate):
+        if self.intent in _CALLS and not self.amounts:
+            if not (self.intent.startswith("speed:") and self.rate):
+                tool, arguments = _CALLS[self.intent]
+                return tool, dict(arguments)
+        return self.amount_call(now)
+
+    def amount_call(self, now: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
+        """The call of `call` that carries the amount the words say (`_AMOUNT_CALLS`), or
+        None: a sure vote's timer, skip or speed."""
+        if self.share < SURE or self.similarity < NEAR or self.corrected:
             return None
-        tool, arguments = _CALLS[self.intent]
-        return tool, dict(arguments)
+        if now is None or self.intent not in _AMOUNT_CALLS:
+            return None
+        if self.intent.startswith("speed:"):
+            rate, speed = float(now.get("speed") or 1.0), self.speed
+            if speed is None or speed == rate or (speed > rate) != (self.intent == "speed:up"):
+                return None
+            return "set_speed", {"rate": speed}
+        if self.duration is None:
+            return None
+        if self.intent == "sleep:minutes":
+            minutes = self.duration / 60
+            return "sleep_timer", {"minutes": int(minutes) if minutes.is_integer() else minutes}
+        if now.get("skipping", True):
+            return None
+        ends = self.intent.removeprefix("skip:").split("+")
+        return "set_skip", dict.fromkeys(ends, self.duration)
 
     def doubts(self, intents: Iterable[str | None]) -> bool:
         """True when the vote is sure (`SURE` of the weight, a neighbour `DOUBT_NEAR` alike)
@@ -224,15 +271,19 @@ class Vote:
         one intent): then the reading is asked about before it is made. Calls of several
         intents, or of one `call_intent` cannot name, are never doubted; nor is a reading
         of words that correct themselves (`corrected`: the vote does not see which came
-        last), nor by a vote for a question back or a refusal (what the box could do for
-        those requests, not what their words asked)."""
+        last), nor by a vote for a refusal (what the box could do for those requests, not
+        what their words asked). A vote for a question back doubts a reading: "skip the
+        boring bit" read as the next episode is what requests like it were asked about
+        (with each blind round of r20-r34 left out of the bank, a sure vote for a
+        question back against a reading's change stood before 3 wrong actions and 1 right
+        reading)."""
         found = set(intents)
         if len(found) != 1 or None in found or self.corrected:
             return False
         (intent,) = found
         if self.share < SURE or self.similarity < DOUBT_NEAR:
             return False
-        return self.intent in (*CHANGES, "question") and not _alike(self.intent, intent)
+        return self.intent in (*CHANGES, "question", "asks") and not _alike(self.intent, intent)
 
     def backs(self, intent: str | None) -> bool:
         """True when the vote agrees with `intent`: the same intent, one that changes what
@@ -316,7 +367,16 @@ class Analogs:
             reading.numbers or reading.durations or reading.percents
         )
         rate = isinstance(reading, Reading) and bool(_RATE.search(reading.text))
-        return Vote(intent, best / total, near[0][0], neighbours, corrected, amounts, rate)
+        duration = speed = None
+        if isinstance(reading, Reading):
+            if len(reading.durations) == 1 and not (reading.numbers or reading.clock):
+                duration = reading.durations[0]
+            speeds = set(rates_said(reading.text))
+            if len(speeds) == 1 and not reading.durations:
+                (speed,) = speeds
+        return Vote(
+            intent, best / total, near[0][0], neighbours, corrected, amounts, rate, duration, speed
+        )
 
 
 def _bare(text: str) -> str:

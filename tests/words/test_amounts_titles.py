@@ -184,3 +184,15 @@ def test_a_name_inside_a_title_or_a_plain_word_is_no_person(text: str, titles: l
     assert all(n.how != "person" for n in found)
     if titles:
         assert not set(PEOPLE.people_in(text)) & {"三毛", "Homer", "Will"}
+
+
+def test_the_speeds_a_transcript_states_are_the_marked_spans() -> None:
+    from words.amounts import rates_said
+
+    assert rates_said("make him talk at one point two five") == [1.25]
+    assert rates_said("给我整个一点二五倍数") == [1.25]
+    assert rates_said("double time please im running late") == [2.0]
+    assert rates_said("play at 1.5x") == [1.5]
+    assert rates_said("一点五倍 不对 一点二五倍") == [1.5, 1.25]
+    assert rates_said("speed it up by two notches") == []  # a bare number is no speed
+    assert rates_said("skip two chapters") == []

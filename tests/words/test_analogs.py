@@ -155,6 +155,9 @@ def test_a_sure_vote_doubts_another_reading() -> None:
     assert not Vote("play", 0.9, 0.6).doubts(["episode"])  # the same thing, two names
     assert not Vote("volume:down", 0.9, 0.4).doubts(["volume:up"])  # not alike enough
     assert not Vote("volume:down", 0.7, 0.9).doubts(["volume:up"])  # not sure enough
+    assert Vote("asks", 0.9, 0.7).doubts(["next"])  # "skip the boring bit": asked about
+    assert Vote("asks", 1.0, 0.9).doubts(["skip:intro"])
+    assert not Vote("declines", 0.9, 0.7).doubts(["next"])
 
 
 def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
@@ -170,6 +173,47 @@ def test_a_sure_vote_makes_only_a_call_that_needs_nothing_more() -> None:
     assert Vote("skip:intro", 1.0, 0.9).call() is None  # how many seconds: not said here
     assert Vote("volume:down", 0.7, 0.9).call() is None
     assert Vote("volume:down", 0.9, 0.2).call() is None
+
+
+def test_a_sure_vote_makes_the_call_of_the_one_amount_said() -> None:
+    still = {"speed": 1.0, "skipping": False}
+    both = Vote("skip:intro+outro", 1.0, 0.7, amounts=True, duration=15)
+    assert both.call(still) == ("set_skip", {"intro": 15, "outro": 15})
+    assert both.call() is None  # the book's settings not known: no amount call
+    assert both.call({**still, "skipping": True}) is None  # "take 15 off" may be a change
+    assert Vote("skip:outro", 0.9, 0.5, duration=40).call(still) == ("set_skip", {"outro": 40})
+    assert Vote("skip:intro", 0.9, 0.5).call(still) is None  # no one duration said
+    timer = Vote("sleep:minutes", 1.0, 0.8, amounts=True, duration=1200)
+    assert timer.call(still) == ("sleep_timer", {"minutes": 20})
+    assert Vote("sleep:minutes", 1.0, 0.8, duration=90).call(still) == (
+        "sleep_timer", {"minutes": 1.5}
+    )  # fmt: skip
+    faster = Vote("speed:up", 0.9, 0.6, amounts=True, rate=True, speed=1.25)
+    assert faster.call(still) == ("set_speed", {"rate": 1.25})
+    assert faster.call({**still, "speed": 1.5}) is None  # 1.25 is slower than the book now
+    assert faster.call({**still, "speed": 1.25}) is None  # no change
+    assert Vote("speed:down", 0.9, 0.6, rate=True, speed=0.75).call(still) == (
+        "set_speed",
+        {"rate": 0.75},
+    )
+    assert Vote("seek:fwd", 1.0, 0.9, duration=300).call(still) is None  # a place or a move
+    assert Vote("skip:intro", 0.7, 0.9, duration=30).call(still) is None  # not sure
+    assert Vote("skip:intro", 1.0, 0.9, corrected=True, duration=30).call(still) is None
+    assert both.amount_call(still) == both.call(still)
+    assert Vote("pause", 1.0, 0.9).amount_call(still) is None
+
+
+def test_the_vote_keeps_one_duration_and_one_speed_said() -> None:
+    bank = Analogs([("skip:intro", "skip # seconds of the opening"),
+                    ("speed:up", "play it faster"), ("speed:up", "开快点")])  # fmt: skip
+    vote = bank.vote(read("skip forty seconds of the opening music", "en"))
+    assert vote.duration == 40 and vote.speed is None
+    vote = bank.vote(read("cut 10 secs off the start and 45 off the end", "en"))
+    assert vote.duration is None  # another number said: which amount is whose is unknown
+    vote = bank.vote(read("play it at one point two five", "en"))
+    assert vote.speed == 1.25 and vote.duration is None
+    vote = bank.vote(read("开到两倍 俺赶着听完这段", "zh"))
+    assert vote.speed == 2.0
 
 
 def test_a_rate_said_in_words_is_seen() -> None:
@@ -195,8 +239,7 @@ def test_two_names_of_one_move_are_not_doubted() -> None:
     assert Vote("question", 1.0, 0.9).doubts(["next"])
 
 
-def test_a_question_back_a_refusal_or_a_correction_doubts_nothing() -> None:
-    assert not Vote("asks", 1.0, 0.9).doubts(["skip:intro"])
+def test_a_refusal_or_a_correction_doubts_nothing() -> None:
     assert not Vote("declines", 1.0, 0.9).doubts(["play"])
     bank = Analogs(
         [

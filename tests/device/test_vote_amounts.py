@@ -1,0 +1,156 @@
+"""A sure vote of like requests, through the real Player: it makes the call whose amount the
+words say alone (a skip or a timer of the one duration said, the one speed said when it goes
+the way the like requests ask) in place of a model's wrong guess, and with a skip already set
+or a speed the other way the guess is asked about and nothing changes; and a reading of the
+phrase rules that like requests were asked about is asked about, not made."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "player"))
+
+from player_fixtures import RecordingSink, make_album
+
+from agent import Agent, Completion, ScriptedModel
+from agent.fastpath import FastPath
+from device.config import dev_config
+from device.runtime import _make_registry
+from player import Player, PlayerState
+from words.analogs import Analogs
+
+BANK = Analogs(
+    [
+        ("skip:intro+outro", "knock ten seconds off both ends of every chapter"),
+        ("skip:intro+outro", "chop # seconds off both ends of each episode"),
+        ("skip:intro+outro", "take # seconds off both ends of every one"),
+        ("speed:up", "have him read at one point five"),
+        ("speed:up", "put him at one point two five please"),
+        ("speed:up", "have the reader go at double"),
+        ("sleep:minutes", "make it # minutes instead of the end of the chapter"),
+        ("sleep:minutes", "make it # minutes instead of waiting"),
+    ]
+)
+
+NO_SKIP = 'Thought: x\nAction: set_skip\nAction Input: {"intro": 0, "outro": 0}'
+NORMAL = 'Thought: x\nAction: set_speed\nAction Input: {"rate": 1}'
+PAUSE = "Thought: x\nAction: pause\nAction Input: {}"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("vote-amounts") / "library"
+    make_album(root, "Treasure Island", [f"Chapter {n:02d}" for n in range(1, 5)], seconds=6.0)
+    return root
+
+
+async def _device(tmp_path: Path, library: Path, replies: list[str]):
+    config = dev_config(
+        tmp_path, language="en", models_dir=str(tmp_path / "no-models"),
+        library={"paths": [str(library)]},
+    )  # fmt: skip
+    player = Player(
+        library_paths=[library], cache_dir=config.path("cache_dir"),
+        state_dir=config.path("state_dir"), sink=RecordingSink(speed=1.0), language="en",
+    )  # fmt: skip
+    await asyncio.wait_for(player.start(), 10)
+    model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
+    registry = _make_registry(config, player)
+    agent = Agent(registry, model, language="en", fast_path=False, analogs=BANK)
+    await player.play_book("Treasure Island", section=2)
+    return player, agent
+
+
+async def _turn(agent: Agent, text: str):
+    return await asyncio.wait_for(agent.run(text), 10)
+
+
+async def test_a_sure_vote_skips_both_ends_by_the_one_duration_said(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, library, [NO_SKIP, "Thought: x\nFinal Answer: ok"])
+    try:
+        album = player.now.detail.album
+        turn = await _turn(agent, "shave fifteen seconds off both ends of every chapter")
+        assert player.book_settings(album) == (1.0, 15.0, 15.0), turn.answer
+        assert "ask for skip:intro+outro" in turn.steps[0].thought
+        assert "with the amount said" in turn.steps[0].thought
+    finally:
+        await player.close()
+
+
+async def test_with_a_skip_set_a_lone_duration_is_asked_about(
+    tmp_path: Path, library: Path
+) -> None:
+    # "take fifteen off both ends" of a book that skips 30 s may be a change of the skip
+    player, agent = await _device(tmp_path, library, [PAUSE])
+    try:
+        album = player.now.detail.album
+        player.book_settings_save(album, intro=30.0)
+        turn = await _turn(agent, "shave fifteen seconds off both ends of every chapter")
+        assert player.book_settings(album) == (1.0, 30.0, 0.0)
+        assert player.state == PlayerState.PLAYING
+        assert turn.answer == "Do you want me to pause?", turn.answer
+    finally:
+        await player.close()
+
+
+async def test_a_sure_vote_sets_the_one_speed_said_the_way_it_asks(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, library, [NORMAL, "Thought: x\nFinal Answer: ok"])
+    try:
+        album = player.now.detail.album
+        await _turn(agent, "have him talk at one point two five")
+        assert player.book_settings(album)[0] == 1.25
+    finally:
+        await player.close()
+
+
+async def test_a_speed_said_against_the_votes_direction_is_asked_about(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, library, [NORMAL])
+    try:
+        album = player.now.detail.album
+        player.book_settings_save(album, speed=1.5)
+        turn = await _turn(agent, "have him talk at one point two five")  # slower than now
+        assert player.book_settings(album)[0] == 1.5
+        assert turn.answer.startswith("Do you want me to"), turn.answer
+    finally:
+        await player.close()
+
+
+async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, library, [PAUSE, "Thought: x\nFinal Answer: ok"])
+    try:
+        await player.sleep_timer(end_of_episode=True)
+        turn = await _turn(agent, "make it twenty minutes instead of waiting for the chapter")
+        assert player.state == PlayerState.PLAYING, turn.answer
+        assert player.sleep_deadline is not None and not player.sleep_at_end
+        assert 'made sleep_timer {"minutes": 20} instead' in turn.steps[0].thought
+    finally:
+        await player.close()
+
+
+async def test_a_reading_that_like_requests_were_asked_about_is_asked_about(
+    tmp_path: Path, library: Path
+) -> None:
+    bank = Analogs([("asks", "skip the boring bit where he reads out the title"),
+                    ("asks", "skip the boring bit"),
+                    ("asks", "ugh the boring bit again can we skip it")])  # fmt: skip
+    player, agent = await _device(tmp_path, library, [])
+    agent.analogs, agent.fast_path = bank, FastPath()
+    try:
+        turn = await _turn(agent, "skip the boring bit where she reads out the title every time")
+        assert player.now.episode.section == 2, turn.answer  # not the next episode
+        assert turn.answer.startswith("Do you want me to"), turn.answer
+        assert "the requests most like it ask for asks" in turn.steps[0].thought
+    finally:
+        await player.close()

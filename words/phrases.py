@@ -56,9 +56,10 @@ SLOT_POINT = (
 pattern's own group."""
 SLOT_RATE_PART = (
     r"\d\.\d{1,2}|" + SLOT_POINT + r"|one and a (?:half|quarter)|one and three quarters"
-    r"|three[- ]quarters?|(?:one|two) and a half"
+    r"|three[- ]quarters?|(?:one|two) and (?:a )?half"
 )
-"""A speed with a part of one in it ("1.25", "one point five", "one and a half"): a slot
+"""A speed with a part of one in it ("1.25", "one point five", "one and a half", a
+learner's "one and half"): a slot
 ``{rp}``, inside a pattern's own group; never a count or a time."""
 SLOT_RATE = r"\d|" + SLOT_RATE_PART + r"|one|two|three|four|five|six|ten"
 """A speed said ("1.5", "two", "one and a half"): a slot ``{r}``, inside a pattern's own

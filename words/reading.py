@@ -1895,6 +1895,8 @@ class _Reader:
                 continue
             if self._describes(keyword, script):
                 return "的"  # "我朋友推荐的那本", "the one we were listening to": no title
+            if script == "en" and keyword.endswith(" one"):
+                keyword = keyword.removesuffix(" one")  # "the monte christo one" (_describes)
             if script == "zh":
                 chars = set(self.zh.lexicon.get("function_chars", ""))
                 if all(ch in chars or not ch.strip() for ch in keyword) or len(keyword) > 16:
@@ -1947,7 +1949,12 @@ class _Reader:
         if script == "zh":
             return any(w in keyword for w in words)
         said = keyword.split()
-        return any(w in said for w in words)
+        found = [w for w in said if w in words]
+        if found == ["one"] and said[-1] == "one" and self.index is not None:
+            # "the Dorian Grey one": a title the scan missed (a letter off) with "one" after
+            # it, when the words before it name one book, and nothing else describes
+            return len(self.index.lookup(" ".join(said[:-1]))) != 1
+        return bool(found)
 
     def _bare(
         self,

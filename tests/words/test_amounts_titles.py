@@ -20,6 +20,7 @@ from words import TitleIndex, clock_said, durations_said, match_score, percents_
         ("a timer of twenty five minutes", {1500}),  # never 5 minutes
         ("讲小时候的故事", set()),  # a unit without a number
         ("an hour and a half", {5400}),
+        ("the music is one minute and half", {90}),  # as a learner says it
     ],
 )
 def test_durations_said(text: str, seconds: set[int]) -> None:

@@ -116,6 +116,9 @@ def test_plain_commands(utterance: str, expected: list) -> None:
         ("西游记有多少集", [("search_album", {"keyword": "西游记"})]),
         ("家有几集？", [("search_album", {"keyword": "家"})]),
         ("how many chapters are in It", [("search_album", {"keyword": "It"})]),
+        # a title a letter off, with "one" after it: that book, not a description
+        ("I want the Frankenstien one", [("play_book", {"keyword": "Frankenstein"})]),
+        ("put on the monte christo one", [("play_book", {"keyword": "The Count of Monte Cristo"})]),
     ],
 )
 def test_titles_in_any_form(utterance: str, expected: list) -> None:
@@ -272,6 +275,7 @@ def test_the_facts_for_the_grammar() -> None:
         ("快一点暂停", [("pause", {})]),  # "quickly, pause": no speed
         ("play at 1.5x speed", [("set_speed", {"rate": 1.5})]),
         ("play at one and a half speed", [("set_speed", {"rate": 1.5})]),  # not "half speed"
+        ("make the speed one and half time", [("set_speed", {"rate": 1.5})]),  # a learner's
         ("half speed", [("set_speed", {"rate": 0.5})]),
         ("念得有点赶，我跟不上", [("set_speed", {"step": -1})]),
         ("the reader rushes, I can't keep up", [("set_speed", {"step": -1})]),

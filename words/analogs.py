@@ -22,8 +22,9 @@ words say that one amount alone (`Vote.amount_call`: "knock fifteen seconds off 
 of every chapter", "make him talk at one point two five"), and then even when the words
 cue the model's tool but its amount is not the one said. Otherwise it still asks. And when the phrase rules read a request
 as one change but the vote is sure, from requests very like it, of another intent
-(`Vote.doubts`: "ow that's hurting my ears" read as louder), the reading is asked about
-before it is made.
+(`Vote.doubts`: "ow that's hurting my ears" read as louder), the vote's own call is made
+in its place when it needs nothing more (`Vote.call`), and otherwise the reading is asked
+about before it is made.
 
     analogs = Analogs.load()
     vote = analogs.vote(read("哎哟这声音震得我耳朵嗡嗡的", "zh"))
@@ -268,15 +269,15 @@ class Vote:
     def doubts(self, intents: Iterable[str | None]) -> bool:
         """True when the vote is sure (`SURE` of the weight, a neighbour `DOUBT_NEAR` alike)
         of an intent other than the one of `intents` (the calls of one reading, all of
-        one intent): then the reading is asked about before it is made. Calls of several
-        intents, or of one `call_intent` cannot name, are never doubted; nor is a reading
-        of words that correct themselves (`corrected`: the vote does not see which came
-        last), nor by a vote for a refusal (what the box could do for those requests, not
-        what their words asked). A vote for a question back doubts a reading: "skip the
-        boring bit" read as the next episode is what requests like it were asked about
-        (with each blind round of r20-r34 left out of the bank, a sure vote for a
-        question back against a reading's change stood before 3 wrong actions and 1 right
-        reading)."""
+        one intent): then the agent makes `call` in its place, or with none asks about the
+        reading before it is made. Calls of several intents, or of one `call_intent`
+        cannot name, are never doubted; nor is a reading of words that correct themselves
+        (`corrected`: the vote does not see which came last), nor by a vote for a refusal
+        (what the box could do for those requests, not what their words asked). A vote
+        for a question back doubts a reading: "skip the boring bit" read as the next
+        episode is what requests like it were asked about (with each blind round of
+        r20-r34 left out of the bank, a sure vote for a question back against a reading's
+        change stood before 3 wrong actions and 1 right reading)."""
         found = set(intents)
         if len(found) != 1 or None in found or self.corrected:
             return False

@@ -319,7 +319,7 @@ async def test_like_requests_that_disagree_leave_the_question() -> None:
     assert turn.answer == "Do you want me to pause?"
 
 
-async def test_a_reading_the_like_requests_doubt_is_asked_about() -> None:
+async def test_a_reading_the_like_requests_doubt_is_asked_about_or_replaced() -> None:
     # A bank whose requests very like "pause it" are all questions: the reading (pause) is
     # asked about, not made; a yes makes it.
     bank = Analogs([("question", "pause it please"), ("question", "pause it now")])
@@ -330,14 +330,14 @@ async def test_a_reading_the_like_requests_doubt_is_asked_about() -> None:
     assert "the requests most like it ask for question" in turn.steps[-1].thought
     await run(agent, "yes")
     assert library.calls == [("pause", {})]
-    # When their intent is a call that needs nothing more, the question is about it.
+    # When their intent is a call that needs nothing more, it is made in place of the
+    # reading's: the rules matched a piece of the words, the like requests the whole.
     bank = Analogs([("stop", "pause it please"), ("stop", "pause it now"), ("stop", "pause")])
     library = FakeLibrary()
     agent = _agent(library, [], analogs=bank, fast_path=True)
     turn = await run(agent, "pause it")
-    assert turn.answer == "Do you want me to stop?" and library.calls == []
-    await run(agent, "yes")
-    assert library.calls == [("stop", {})]
+    assert library.calls == [("stop", {})], turn.answer
+    assert "made stop instead: the requests most like it ask for stop" in turn.steps[-1].thought
     library = FakeLibrary()
     agent = _agent(library, [], analogs=Analogs([("pause", "pause it please")]), fast_path=True)
     await run(agent, "pause it")

@@ -154,3 +154,21 @@ async def test_a_reading_that_like_requests_were_asked_about_is_asked_about(
         assert "the requests most like it ask for asks" in turn.steps[0].thought
     finally:
         await player.close()
+
+
+async def test_a_reading_the_like_requests_doubt_gives_way_to_their_own_call(
+    tmp_path: Path, library: Path
+) -> None:
+    # the rules hear "go quiet" (a stop); every request like it asked to stop at the
+    # episode's end, a call that needs nothing more: that is made, and the book plays on
+    bank = Analogs([("sleep:end", "finish this chapter and then go quiet"),
+                    ("sleep:end", "finish this one then go quiet"),
+                    ("sleep:end", "let it finish the chapter and then go quiet")])  # fmt: skip
+    player, agent = await _device(tmp_path, library, [])
+    agent.analogs, agent.fast_path = bank, FastPath()
+    try:
+        turn = await _turn(agent, "yeah finish up this episode and then go quiet")
+        assert player.state == PlayerState.PLAYING and player.sleep_at_end, turn.answer
+        assert "made sleep_timer instead" in turn.steps[0].thought
+    finally:
+        await player.close()

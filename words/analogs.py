@@ -274,15 +274,19 @@ class Vote:
         cannot name, are never doubted; nor is a reading of words that correct themselves
         (`corrected`: the vote does not see which came last), nor by a vote for a refusal
         (what the box could do for those requests, not what their words asked). A vote
-        for a question back doubts a reading: "skip the boring bit" read as the next
-        episode is what requests like it were asked about (with each blind round of
-        r20-r34 left out of the bank, a sure vote for a question back against a reading's
-        change stood before 3 wrong actions and 1 right reading)."""
+        for a question back doubts a reading of words that say no amount: "skip the
+        boring bit" read as the next episode is what requests like it were asked about
+        (with each blind round of r20-r34 left out of the bank, a sure vote for a
+        question back against a reading's change stood before 3 wrong actions and 1 right
+        reading). Words that say an amount may say what the like requests were asked
+        ("skip the boring music at the start, like twenty seconds": how many seconds)."""
         found = set(intents)
         if len(found) != 1 or None in found or self.corrected:
             return False
         (intent,) = found
         if self.share < SURE or self.similarity < DOUBT_NEAR:
+            return False
+        if self.intent == "asks" and self.amounts:
             return False
         return self.intent in (*CHANGES, "question", "asks") and not _alike(self.intent, intent)
 

@@ -157,6 +157,7 @@ def test_a_sure_vote_doubts_another_reading() -> None:
     assert not Vote("volume:down", 0.7, 0.9).doubts(["volume:up"])  # not sure enough
     assert Vote("asks", 0.9, 0.7).doubts(["next"])  # "skip the boring bit": asked about
     assert Vote("asks", 1.0, 0.9).doubts(["skip:intro"])
+    assert not Vote("asks", 1.0, 0.9, amounts=True).doubts(["skip:intro"])  # "… 20 seconds"
     assert not Vote("declines", 0.9, 0.7).doubts(["next"])
 
 

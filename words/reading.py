@@ -1306,12 +1306,11 @@ class _Reader:
                 return Call("")
             return call
         if tool == "set_skip":
-            if kind == "topic":
-                return Call("set_skip", dict(hit.args))
             if kind == "ask":
                 extra["clarify"] = "skip"
                 return Call("")
-            return self._skip(clause)
+            call = Call("set_skip", dict(hit.args)) if kind == "topic" else self._skip(clause)
+            return self._once(call)
         if tool == "search_album":
             said = hit.args.get("k", "")
             inside = [titles[int(i)].title for i in re.findall(r"§B(\d+)§", said)]
@@ -1804,6 +1803,22 @@ class _Reader:
             return Hit("set_skip", "topic", 0, 0,
                        {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
+
+    def _once(self, call: Call | None) -> Call | None:
+        """`call`, or for a skip of the intro alone said of this episode alone ("just this
+        once hop over the opening music, about thirty seconds", the skip's ``once_words``)
+        a jump to the end of that opening: no setting of every episode."""
+        if call is None or call.tool != "set_skip" or set(call.arguments) != {"intro"}:
+            return call
+        seconds = call.arguments["intro"]
+        folded = fold(self.utterance)
+        if not seconds or seconds < 0:
+            return call
+        for p in (self.zh, self.en):
+            for word in p.tools.get("set_skip", {}).get("once_words", ()):
+                if said_in(fold(word), folded, script_of(word)):
+                    return Call("seek", {"seconds": seconds})
+        return call
 
     def _skip_verb_in(self, clauses: list[Clause], key: str = "verbs") -> bool:
         """True when a word of the skip's list `key` is said in one of `clauses`: by default

@@ -276,6 +276,13 @@ def test_the_facts_for_the_grammar() -> None:
         ("play at 1.5x speed", [("set_speed", {"rate": 1.5})]),
         ("play at one and a half speed", [("set_speed", {"rate": 1.5})]),  # not "half speed"
         ("make the speed one and half time", [("set_speed", {"rate": 1.5})]),  # a learner's
+        # this episode's opening alone: a jump past it, not a skip of every episode's
+        (
+            "just this once hop over the opening music, about thirty seconds",
+            [("seek", {"seconds": 30})],
+        ),
+        ("就这集啊 把开头那段跳过去 快进四十秒就行", [("seek", {"seconds": 40})]),
+        ("skip the opening music, about thirty seconds", [("set_skip", {"intro": 30})]),
         ("half speed", [("set_speed", {"rate": 0.5})]),
         ("念得有点赶，我跟不上", [("set_speed", {"step": -1})]),
         ("the reader rushes, I can't keep up", [("set_speed", {"step": -1})]),

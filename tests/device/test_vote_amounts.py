@@ -139,36 +139,35 @@ async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
         await player.close()
 
 
-async def test_a_reading_that_like_requests_were_asked_about_is_asked_about(
-    tmp_path: Path, library: Path
+@pytest.mark.parametrize(
+    ("intent", "bank", "utterance", "asked"),
+    [
+        # the rules read the next episode; like requests were asked about: asked, no move
+        ("asks", ["skip the boring bit where he reads out the title", "skip the boring bit",
+                  "ugh the boring bit again can we skip it"],
+         "skip the boring bit where she reads out the title every time", True),
+        # the rules hear "go quiet" (a stop); like requests asked to stop at the episode's
+        # end, a call that needs nothing more: that is made, and the book plays on
+        ("sleep:end", ["finish this chapter and then go quiet", "finish this one then go quiet",
+                       "let it finish the chapter and then go quiet"],
+         "yeah finish up this episode and then go quiet", False),
+    ],
+)  # fmt: skip
+async def test_a_reading_the_like_requests_doubt_is_asked_about_or_gives_way(
+    tmp_path: Path, library: Path, intent: str, bank: list[str], utterance: str, asked: bool
 ) -> None:
-    bank = Analogs([("asks", "skip the boring bit where he reads out the title"),
-                    ("asks", "skip the boring bit"),
-                    ("asks", "ugh the boring bit again can we skip it")])  # fmt: skip
     player, agent = await _device(tmp_path, library, [])
-    agent.analogs, agent.fast_path = bank, FastPath()
+    agent.analogs = Analogs([(intent, text) for text in bank])
+    agent.fast_path = FastPath()
     try:
-        turn = await _turn(agent, "skip the boring bit where she reads out the title every time")
-        assert player.now.episode.section == 2, turn.answer  # not the next episode
-        assert turn.answer.startswith("Do you want me to"), turn.answer
-        assert "the requests most like it ask for asks" in turn.steps[0].thought
-    finally:
-        await player.close()
-
-
-async def test_a_reading_the_like_requests_doubt_gives_way_to_their_own_call(
-    tmp_path: Path, library: Path
-) -> None:
-    # the rules hear "go quiet" (a stop); every request like it asked to stop at the
-    # episode's end, a call that needs nothing more: that is made, and the book plays on
-    bank = Analogs([("sleep:end", "finish this chapter and then go quiet"),
-                    ("sleep:end", "finish this one then go quiet"),
-                    ("sleep:end", "let it finish the chapter and then go quiet")])  # fmt: skip
-    player, agent = await _device(tmp_path, library, [])
-    agent.analogs, agent.fast_path = bank, FastPath()
-    try:
-        turn = await _turn(agent, "yeah finish up this episode and then go quiet")
-        assert player.state == PlayerState.PLAYING and player.sleep_at_end, turn.answer
-        assert "made sleep_timer instead" in turn.steps[0].thought
+        turn = await _turn(agent, utterance)
+        assert player.state == PlayerState.PLAYING and player.now.episode.section == 2
+        if asked:
+            assert turn.answer.startswith("Do you want me to"), turn.answer
+            assert not player.sleep_at_end
+        else:
+            assert player.sleep_at_end, turn.answer
+            assert "made sleep_timer instead" in turn.steps[0].thought
+        assert f"the requests most like it ask for {intent}" in turn.steps[0].thought
     finally:
         await player.close()

@@ -947,15 +947,18 @@ class Agent:
             if vote.doubts(intents):
                 # "ow that's hurting my ears" read as louder: requests very like it ask for
                 # something else, so the two judges disagree. When their call needs nothing
-                # more (`Vote.call`: "finish up this episode and then go quiet" read as a
-                # stop, the end-of-episode stop), theirs is made: the rules matched a piece
-                # of the words, the like requests the whole. Else the box asks about the
-                # reading. With each blind round r20-r34 left out of the bank, a doubting
-                # vote with a call of its own was right 9 times, the reading 0 times, and
-                # neither 3 times (requests of two things, one of them the vote's).
+                # more (`Vote.call`: "oh the phones ringing" read as quieter, a pause),
+                # theirs is made: the rules matched a piece of the words, the like requests
+                # the whole. Else the box asks about the
+                # reading, and so it does when the two differ only in when (a stop now or
+                # at the episode's end: `Vote.replaces`). With each blind round r20-r34
+                # left out of the bank, a doubting vote with a call of its own was right 9
+                # times, the reading 0 times, and neither 3 times (requests of two things,
+                # one of them the vote's); over all the dev requests, with the whole bank,
+                # it made "好啦今天就听到这儿，关了吧" the end-of-episode stop.
                 why = f"the requests most like it ask for {vote.intent}"
                 why += f", {vote.share:.0%} of their weight"
-                theirs = vote.call()
+                theirs = vote.replaces(intents)
                 tool = self.registry.get(theirs[0]) if theirs is not None else None
                 if theirs is None or tool is None or (tool.needs_loaded and not now["title"]):
                     if self._propose(turn, reading, plan, why, on_step):

@@ -121,6 +121,13 @@ book's episode named while another book plays is a "play" in the bank and an "ep
 in a call; three episodes on is an "episode" in the bank and three "next" calls."""
 
 
+_WHEN = {frozenset(pair) for pair in (("stop", "sleep:end"), ("pause", "sleep:end"))}
+"""Pairs of intents that differ only in when: a stop now and the stop at the episode's end.
+The words that tell them apart ("今天就听到这儿，关了吧", "finish up this episode and then go
+quiet") are ones a look at like requests does not weigh, so a vote for one never replaces
+a reading of the other (`Vote.replaces`): the box asks."""
+
+
 def _alike(one: str, other: str) -> bool:
     if one == other or frozenset({one, other}) in _ALIKE:
         return True
@@ -289,6 +296,17 @@ class Vote:
         if self.intent == "asks" and self.amounts:
             return False
         return self.intent in (*CHANGES, "question", "asks") and not _alike(self.intent, intent)
+
+    def replaces(self, intents: Iterable[str | None]) -> tuple[str, dict[str, Any]] | None:
+        """The call the agent makes in place of a reading of `intents` the vote `doubts`:
+        its own `call`, when it has one and the two do not differ only in when (`_WHEN`:
+        a stop now, or at the episode's end); else None (the reading is asked about)."""
+        found = set(intents)
+        if not self.doubts(found):
+            return None
+        if any(frozenset({self.intent, intent}) in _WHEN for intent in found):
+            return None
+        return self.call()
 
     def backs(self, intent: str | None) -> bool:
         """True when the vote agrees with `intent`: the same intent, one that changes what

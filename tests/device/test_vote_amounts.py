@@ -146,11 +146,15 @@ async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
         ("asks", ["skip the boring bit where he reads out the title", "skip the boring bit",
                   "ugh the boring bit again can we skip it"],
          "skip the boring bit where she reads out the title every time", True),
-        # the rules hear "go quiet" (a stop); like requests asked to stop at the episode's
-        # end, a call that needs nothing more: that is made, and the book plays on
+        # the rules hear a noise of the room (quieter); like requests asked for a pause, a
+        # call that needs nothing more: that is made
+        ("pause", ["hang on the phones ringing", "the phone is ringing hold on",
+                   "wait the phones ringing"], "oh the phones ringing", False),
+        # the rules hear "go quiet" (a stop now); like requests asked to stop at the
+        # episode's end: the two differ only in when, which like words do not say: asked
         ("sleep:end", ["finish this chapter and then go quiet", "finish this one then go quiet",
                        "let it finish the chapter and then go quiet"],
-         "yeah finish up this episode and then go quiet", False),
+         "yeah finish up this episode and then go quiet", True),
     ],
 )  # fmt: skip
 async def test_a_reading_the_like_requests_doubt_is_asked_about_or_gives_way(
@@ -160,14 +164,16 @@ async def test_a_reading_the_like_requests_doubt_is_asked_about_or_gives_way(
     agent.analogs = Analogs([(intent, text) for text in bank])
     agent.fast_path = FastPath()
     try:
+        volume = player.volume
         turn = await _turn(agent, utterance)
-        assert player.state == PlayerState.PLAYING and player.now.episode.section == 2
+        assert player.now.episode.section == 2 and player.volume == volume, turn.answer
+        assert not player.sleep_at_end
         if asked:
             assert turn.answer.startswith("Do you want me to"), turn.answer
-            assert not player.sleep_at_end
+            assert player.state == PlayerState.PLAYING
         else:
-            assert player.sleep_at_end, turn.answer
-            assert "made sleep_timer instead" in turn.steps[0].thought
+            assert player.state == PlayerState.PAUSED, turn.answer
+            assert "made pause instead" in turn.steps[0].thought
         assert f"the requests most like it ask for {intent}" in turn.steps[0].thought
     finally:
         await player.close()

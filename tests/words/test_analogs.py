@@ -156,6 +156,11 @@ def test_a_sure_vote_doubts_another_reading() -> None:
     assert not Vote("volume:down", 0.9, 0.4).doubts(["volume:up"])  # not alike enough
     assert not Vote("volume:down", 0.7, 0.9).doubts(["volume:up"])  # not sure enough
     assert Vote("asks", 0.9, 0.7).doubts(["next"])  # "skip the boring bit": asked about
+    assert Vote("pause", 1.0, 0.8).replaces(["volume:down"]) == ("pause", {})
+    assert Vote("sleep:end", 1.0, 0.8).replaces(["stop"]) is None  # now, or at the end?
+    assert Vote("stop", 1.0, 0.8).replaces(["sleep:end"]) is None
+    assert Vote("asks", 0.9, 0.7).replaces(["next"]) is None  # doubted, no call of its own
+    assert Vote("pause", 1.0, 0.8).replaces(["pause"]) is None  # not doubted
     assert Vote("asks", 1.0, 0.9).doubts(["skip:intro"])
     assert not Vote("asks", 1.0, 0.9, amounts=True).doubts(["skip:intro"])  # "… 20 seconds"
     assert not Vote("declines", 0.9, 0.7).doubts(["next"])

@@ -10,17 +10,24 @@ held-out request (the check of tests/bench/test_bench_heldout.py, which reads th
 it reads all product data): the held-out requests are read only to leave such words out,
 and nothing of them is printed.
 
-    python bench/analogs.py                 # writes words/analogs/bank.tsv
-    python bench/analogs.py --check         # exit 1 when the bank is not up to date
+It then trains the bank's weights (``words/analogs/weights.tsv``, `words.analogs.Weights`):
+multinomial logistic regression (scikit-learn, a dev dependency; the box reads the file
+alone) over the TF-IDF of the bank's features, hashed to buckets, so that the file holds
+numbers and no words. Its header names the SHA-256 of the bank it was trained on.
+
+    python bench/analogs.py                 # writes words/analogs/bank.tsv and weights.tsv
+    python bench/analogs.py --check         # exit 1 when either is not up to date
     python bench/analogs.py --exclude ids.txt --out /tmp/bank.tsv   # leave some requests out
 
 `--exclude` takes a file of request ids (whitespace-separated) to leave out: a round of
-new requests is measured with a bank that has not seen it.
+new requests is measured with a bank that has not seen it (the weights go beside `--out`,
+as ``weights.tsv``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -32,10 +39,15 @@ if str(ROOT) not in sys.path:
 
 from bench.library import ALBUMS  # noqa: E402
 from words import TitleIndex, read  # noqa: E402
-from words.analogs import INTENTS, masked  # noqa: E402
+from words.analogs import INTENTS, bucket, features, masked, parse_bank  # noqa: E402
 
 DEV_FILES = ("requests_typed.jsonl", "books_typed.jsonl", "requests_asr.jsonl")
 BANK = ROOT / "words" / "analogs" / "bank.tsv"
+WEIGHTS_NAME = "weights.tsv"
+C = 30.0
+"""The inverse regularisation strength of the logistic regression."""
+PRUNE = 0.05
+"""Weights smaller than this (in absolute value) are left out of the file."""
 HEADER = (
     "# The analog bank: one dev request a line, its intent TAB its masked text.\n"
     "# Made by bench/analogs.py from the dev requests' expected outcomes; do not edit.\n"
@@ -135,6 +147,46 @@ def build(exclude: set[str] = frozenset()) -> str:
     return HEADER + "\n".join(_without_heldout(lines)) + "\n"
 
 
+def bank_hash(bank: str) -> str:
+    """The SHA-256 of a bank file's text, as the weights' header names it."""
+    return hashlib.sha256(bank.encode("utf-8")).hexdigest()
+
+
+def train(bank: str) -> str:
+    """The weights file's text for the bank file's text `bank` (`words.analogs.Weights`)."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.linear_model import LogisticRegression
+
+    entries = parse_bank(bank)
+    rows = []
+    for _, text in entries:
+        counts: dict[str, int] = {}
+        for feature, n in features(text).items():
+            key = str(bucket(feature))
+            counts[key] = counts.get(key, 0) + n
+        rows.append(counts)
+    vectorizer = DictVectorizer()
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    matrix = tfidf.fit_transform(vectorizer.fit_transform(rows))
+    model = LogisticRegression(C=C, max_iter=5000).fit(matrix, [i for i, _ in entries])
+    intents = [str(i) for i in model.classes_]
+    lines = [
+        "# The analog bank's weights: multinomial logistic regression over its hashed features'",
+        "# TF-IDF (words.analogs.Weights). Made by bench/analogs.py; do not edit.",
+        f"# bank sha256 {bank_hash(bank)}",
+        "\t".join(["intents", *intents]),
+        "\t".join(["bias", *(f"{b:.4f}" for b in model.intercept_)]),
+    ]
+    names = vectorizer.get_feature_names_out()
+    for column in sorted(range(len(names)), key=lambda j: int(names[j])):
+        pairs = " ".join(
+            f"{k}:{w:.4f}" for k, w in enumerate(model.coef_[:, column]) if abs(w) >= PRUNE
+        )
+        lines.append(f"{names[column]}\t{tfidf.idf_[column]:.4f}\t{pairs}")
+    return "\n".join(lines) + "\n"
+
+
 def _without_heldout(lines: list[str]) -> list[str]:
     """`lines` without those holding a held-out clause, as the product check folds the
     file (all its Chinese characters run together, all its words one space apart: a
@@ -172,16 +224,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     exclude = set(args.exclude.read_text().split()) if args.exclude else set()
     text = build(exclude)
+    weights_path = args.out.parent / WEIGHTS_NAME
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if current != text:
             print(f"{args.out} is not up to date: run python bench/analogs.py", file=sys.stderr)
             return 1
-        print(f"{args.out} is up to date ({text.count(chr(10)) - 2} requests)")
+        trained = weights_path.read_text(encoding="utf-8") if weights_path.exists() else ""
+        if f"# bank sha256 {bank_hash(text)}\n" not in trained:
+            print(
+                f"{weights_path} was not trained on this bank: run python bench/analogs.py",
+                file=sys.stderr,
+            )
+            return 1
+        print(
+            f"{args.out} and {weights_path.name} are up to date ({text.count(chr(10)) - 2} requests)"
+        )
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out}: {text.count(chr(10)) - 2} requests")
+    weights_path.write_text(train(text), encoding="utf-8")
+    print(f"wrote {weights_path}")
     return 0
 
 

@@ -3,6 +3,8 @@ the shipped bank is the one the dev requests make today."""
 
 from __future__ import annotations
 
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,18 @@ import pytest
 
 from bench.analogs import intent_of
 from words import TitleIndex, read
-from words.analogs import AGREE, CHANGES, INTENTS, Analogs, Vote, call_intent, masked, parse_bank
+from words.analogs import (
+    AGREE,
+    CHANGES,
+    INTENTS,
+    Analogs,
+    Vote,
+    Weights,
+    bucket,
+    call_intent,
+    masked,
+    parse_bank,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = TitleIndex([("西游记", ()), ("Dracula", ())])
@@ -154,6 +167,8 @@ def test_a_sure_vote_doubts_another_reading() -> None:
     assert not sure.doubts([None])  # a call whose intent cannot be named
     assert not Vote("play", 0.9, 0.6).doubts(["episode"])  # the same thing, two names
     assert not Vote("volume:down", 0.9, 0.4).doubts(["volume:up"])  # not alike enough
+    assert Vote("volume:down", 0.9, 0.4, weighed=True).doubts(["volume:up"])  # the weights'
+    assert not Vote("volume:down", 0.9, 0.2, weighed=True).doubts(["volume:up"])
     assert not Vote("volume:down", 0.7, 0.9).doubts(["volume:up"])  # not sure enough
     assert Vote("asks", 0.9, 0.7).doubts(["next"])  # "skip the boring bit": asked about
     assert Vote("pause", 1.0, 0.8).replaces(["volume:down"]) == ("pause", {})
@@ -255,3 +270,76 @@ def test_a_refusal_or_a_correction_doubts_nothing() -> None:
     )
     vote = bank.vote(read("这集放完就停 不对 还是定个半小时", "zh"))
     assert vote.corrected and vote.intent == "sleep:end" and not vote.doubts(["sleep:minutes"])
+
+
+WEIGHED_BANK = [
+    *SMALL.entries,
+    ("volume:down", "太响了 小声点"),
+    ("volume:down", "it's too loud, my ears hurt"),
+    ("volume:up", "i can barely hear her"),
+    ("volume:up", "声音太小 听不见"),
+    ("speed:down", "slow down, he reads too fast"),
+    ("question", "which chapter are we on"),
+    ("question", "这是第几集"),
+]
+
+
+def test_weights_trained_on_a_bank_name_its_intents() -> None:
+    from bench.analogs import HEADER, train
+
+    bank_text = HEADER + "".join(f"{intent}\t{text}\n" for intent, text in WEIGHED_BANK)
+    weights = Weights.parse(train(bank_text))
+    assert set(weights.intents) == {intent for intent, _ in WEIGHED_BANK}
+    reading = read("吵死了耳朵疼", "zh", INDEX)
+    probabilities = weights.probabilities(masked(reading))
+    assert abs(sum(probabilities.values()) - 1.0) < 1e-9
+    assert max(probabilities, key=probabilities.get) == "volume:down"
+    bank = Analogs(WEIGHED_BANK, weights)
+    vote = bank.vote(reading)
+    assert vote.weighed and vote.intent == "volume:down"
+    assert vote.neighbours[0][1] == "volume:down"  # the neighbours agree: the share stands
+    assert vote.share == probabilities["volume:down"]
+    assert bank.vote("what chapter is this one").intent == "question"
+
+
+def test_the_weights_are_a_softmax_over_tfidf() -> None:
+    # one feature ("loud", idf 2) known: its TF-IDF vector is 1 after normalisation
+    weights = Weights(
+        ["volume:down", "volume:up"],
+        [0.0, 0.5],
+        {bucket("loud"): 2.0},
+        {bucket("loud"): [(0, 1.5)]},
+    )
+    p = weights.probabilities("loud")
+    expected = math.exp(1.5) / (math.exp(1.5) + math.exp(0.5))
+    assert abs(p["volume:down"] - expected) < 1e-12
+    # nothing known: the intercepts alone
+    assert abs(weights.probabilities("zzz")["volume:up"] - 1 / (1 + math.exp(-0.5))) < 1e-12
+
+
+def test_judges_that_disagree_give_the_vote_no_share() -> None:
+    # the neighbours say volume:down; the weights, wrongly, say pause: nothing stands
+    weights = Weights(
+        ["pause", "volume:down"], [0.0, 0.0], {bucket("耳朵"): 1.0}, {bucket("耳朵"): [(0, 5.0)]}
+    )
+    vote = Analogs(SMALL.entries, weights).vote(read("吵死了耳朵疼", "zh", INDEX))
+    assert vote.intent == "pause" and vote.share == 0.0 and vote.weighed
+    assert not vote.backs("pause") and vote.call() is None and not vote.doubts(["volume:up"])
+
+
+def test_a_malformed_weights_file_is_an_error() -> None:
+    with pytest.raises(ValueError, match="weights line 2"):
+        Weights.parse("intents\tpause\n12\tnot-a-number\t0:1.0\n")
+    with pytest.raises(ValueError, match="unknown intents"):
+        Weights.parse("intents\tlouder\nbias\t0.0\n")
+
+
+def test_the_shipped_weights_hold_numbers_alone_and_know_their_bank() -> None:
+    text = (ROOT / "words" / "analogs" / "weights.tsv").read_text(encoding="utf-8")
+    body = [line for line in text.splitlines() if not line.startswith(("#", "intents", "bias"))]
+    assert len(body) > 1000
+    assert all(re.fullmatch(r"\d+\t[\d.]+\t(\d+:-?[\d.]+ ?)*", line) for line in body)
+    bank = Analogs.load()
+    sample = bank.entries[::20]
+    right = sum(bank.weights is not None and bank.vote(t).intent == i for i, t in sample)
+    assert right >= 0.9 * len(sample)

@@ -1679,9 +1679,10 @@ class _Reader:
                 # "skip the first 30 seconds": the start of every episode
                 found.add("intro" if first.group(1) == "first" else "outro")
             if verb:  # "把最后二十秒给我跳了", "开头都跳过一分钟"
-                if re.search(r"(?:最后|结尾|末尾)[^，。！？§]{0,4}§D", piece):
+                # "前面唱的那段跳一分钟": a few words between the end and its amount
+                if re.search(r"(?:最后|结尾|末尾)[^，。！？§]{0,6}§D", piece):
                     found.add("outro")
-                if re.search(r"(?:开头|最前面|前面)[^，。！？§]{0,4}§D", piece):
+                if re.search(r"(?:开头|最前面|前面)[^，。！？§]{0,6}§D", piece):
                     found.add("intro")
                 # "cut the intro, and the last five seconds of each chapter too"
                 # "skip the first 45 seconds and the last 15": each one said

@@ -1555,3 +1555,45 @@ def test_a_yes_may_count_the_steps(answer: str, reply: str, steps: int | None) -
 
     assert read(answer, "en" if answer.isascii() else "zh", INDEX).reply == reply
     assert steps_said(answer) == steps
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # the ends said as the front and the back, 前头 and 后头, a few words from the amount
+        ("前头跳15秒，后头跳25秒。", [("set_skip", {"intro": 15, "outro": 25})]),
+        ("cut twenty off the front and ten off the back of each episode",
+         [("set_skip", {"intro": 20, "outro": 10})]),
+        ("Skip half a minute at the front and about 20 seconds at the back of every chapter.",
+         [("set_skip", {"intro": 30, "outro": 20})]),
+        ("前面唱的那段跳一分钟，后头那些感谢收听、点赞关注的跳四十五秒。",
+         [("set_skip", {"intro": 60, "outro": 45})]),
+        ("俺每回都得听一遍报书名那段 烦死个人 前边跳一分钟得了", [("set_skip", {"intro": 60})]),
+        # "前面" alone stays a word of earlier chapters, not of the intro
+        ("往后跳三章 前面这几章我看过电影了", [("next_episode", {})] * 3),
+        # no more trimming or cutting: the skip off, of the end named, else of both
+        ("quit trimming the beginnings i wanna hear the whole thing", [("set_skip", {"intro": 0})]),
+        ("no more cutting bits off i want every episode in full",
+         [("set_skip", {"intro": 0, "outro": 0})]),
+        ("Quit trimming the beginning and the end, I want to hear every word.",
+         [("set_skip", {"intro": 0, "outro": 0})]),
+        ("甭再跳开头了 俺就爱听那段曲子", [("set_skip", {"intro": 0})]),
+        ("结尾那块甭跳了 有时候后头还有内容呢", [("set_skip", {"outro": 0})]),
+        # the tail of the opening music is no outro
+        ("开头再多跳五秒 还能听见一点点尾巴上的音乐", [("set_skip", {"intro": 5, "relative": True})]),
+    ],
+)  # fmt: skip
+def test_a_thirteenth_round_the_skips_ends_in_other_words(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_no_actually_corrects_what_came_before() -> None:
+    reading = read(
+        "When this chapter's done, stop... no, actually, let it keep playing", "en", INDEX
+    )
+    assert reading.calls and reading.calls[0].tool == "resume"
+    # the vote sees the correction too, and so never doubts the reading of what came last
+    from words.analogs import Analogs
+
+    bank = Analogs([("sleep:end", "stop when this chapter's done")])
+    assert bank.vote(reading).corrected

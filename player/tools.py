@@ -1376,7 +1376,10 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
     and punctuation ignored), else the titles holding them as whole tokens (a word, a
     number, a character of Chinese) when the words are two characters or more and not
     only digits: "未初" is in "第四章 未初", "sol 9" is "Sol 9" but not in "Sol 19". The
-    equal ones when there are any, else those holding the words; in section order."""
+    equal ones when there are any, else those holding the words; in section order. With
+    neither, Chinese words of three characters or more said with some of the title left out
+    ("桃园三结义" for "第一回 宴桃园豪杰三结义"): the one title holding all their characters
+    in order, at least half of its own beside its number; none when two titles do."""
     want = title_tokens(words)
     if not want:
         return []
@@ -1390,7 +1393,20 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
         tokens = title_tokens(episode.title)
         if any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1)):
             holding.append(episode)
-    return holding
+    if holding or len(squashed) < 3 or not all(_CJK_CHAR.fullmatch(t) for t in want):
+        return holding
+    in_order = []
+    for episode in episodes:
+        own = _EPISODE_NUMBER.sub("", "".join(title_tokens(episode.title)))
+        rest = iter(own)
+        if len(squashed) * 2 >= len(own) and all(ch in rest for ch in squashed):
+            in_order.append(episode)
+    return in_order if len(in_order) == 1 else []
+
+
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+_EPISODE_NUMBER = re.compile(r"^第[\d一二三四五六七八九十百千零〇两]+[集回章节话讲部卷]")
+"""The number a Chinese episode title begins with ("第一回"), left out of its own words."""
 
 
 def rate_text(rate: float) -> str:

@@ -454,6 +454,18 @@ def test_episode_titles_match_folded_and_as_whole_tokens():
     assert named("酉正") == ["第六章 酉正（上）", "第七章 酉正（下）"]
     assert named("酉正上") == ["第六章 酉正（上）"]
     assert named("") == [] and named("  ") == []
+    # words with some of the title left out: in order, in one title alone
+    told = [Episode("lib:y", i, t, f"/y/{i}.mp3") for i, t in enumerate(
+        ["第一回 宴桃园豪杰三结义", "第二回 张翼德怒鞭督邮", "第三回 议温明董卓叱丁原"], 1)]  # fmt: skip
+    assert [e.section for e in episodes_titled(told, "桃园三结义")] == [1]
+    assert [e.section for e in episodes_titled(told, "张飞怒鞭督邮")] == []  # 飞 is in none
+    assert [e.section for e in episodes_titled(told, "鞭邮")] == []  # two characters: whole only
+    assert [e.section for e in episodes_titled(told, "第一三")] == []  # the number is no word
+    assert [e.section for e in episodes_titled(told, "董卓")] == [3]  # held whole, as before
+    two = [*told, Episode("lib:y", 4, "第四回 桃园豪杰再结义", "/y/4.mp3")]
+    assert episodes_titled(two, "再结义") == [two[3]]  # held whole by one
+    assert episodes_titled(two, "桃园杰结义") == []  # in order in two titles: neither
+    assert episodes_titled(told, "桃园义") == []  # fewer than half the title's own
 
 
 async def test_a_keyword_naming_an_episode_of_the_book_heard_plays_it(make_player, hours, sink):

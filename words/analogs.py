@@ -227,7 +227,8 @@ class Vote:
     whether they say `amounts` (a number, a duration or a percent) and whether they say
     a `rate` or a speed to go back to ("double", "1.5倍", "normal": `_RATE`); the one
     `duration` said (seconds), when the words say no other number and no time of day, and
-    the one playback `speed` said (`words.amounts.rates_said`), when they say no duration."""
+    the one playback `speed` said (`words.amounts.rates_said`), when they say no duration;
+    `weighed` when the bank's weights (`Weights`) named the intent and its share."""
 
     intent: str = ""
     share: float = 0.0
@@ -287,10 +288,10 @@ class Vote:
 
     def doubts(self, intents: Iterable[str | None]) -> bool:
         """True when the vote is sure (`SURE` of the weight, a neighbour `DOUBT_NEAR` alike,
-        or `NEAR` for a vote the weights make) of an intent other than the one of `intents` (the calls of one reading, all of
-        one intent): then the agent makes `call` in its place, or with none asks about the
-        reading before it is made. Calls of several intents, or of one `call_intent`
-        cannot name, are never doubted; nor is a reading of words that correct themselves
+        or `NEAR` for a vote the weights make) of an intent other than the one of `intents`
+        (the calls of one reading, all of one intent): then the agent makes `call` in its
+        place, or with none asks about the reading before it is made. Calls of several
+        intents, or of one `call_intent` cannot name, are never doubted; nor is a reading of words that correct themselves
         (`corrected`: the vote does not see which came last), nor by a vote for a refusal
         (what the box could do for those requests, not what their words asked). A vote
         for a question back doubts a reading of words that say no amount: "skip the

@@ -526,9 +526,9 @@ class Weights:
             row = self._rows.get(b)
             if row is None:
                 continue
-            weights = self._matrix[row * width : (row + 1) * width]
-            for k in range(width):
-                scores[k] += weights[k] * value / norm
+            scale = value / norm
+            for k, weight in enumerate(self._matrix[row * width : (row + 1) * width]):
+                scores[k] += weight * scale
         top = max(scores)
         exps = [math.exp(s - top) for s in scores]
         total = sum(exps)

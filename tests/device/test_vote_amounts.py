@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,7 @@ BANK = Analogs(
 NO_SKIP = 'Thought: x\nAction: set_skip\nAction Input: {"intro": 0, "outro": 0}'
 NORMAL = 'Thought: x\nAction: set_speed\nAction Input: {"rate": 1}'
 PAUSE = "Thought: x\nAction: pause\nAction Input: {}"
+DONE = "Thought: x\nFinal Answer: ok"
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@asynccontextmanager
 async def _device(tmp_path: Path, library: Path, replies: list[str]):
+    """The real Player with Treasure Island's episode 2 playing and an agent of `replies`,
+    as (player, agent); the player closed on the way out."""
     config = dev_config(
         tmp_path, language="en", models_dir=str(tmp_path / "no-models"),
         library={"paths": [str(library)]},
@@ -57,12 +62,15 @@ async def _device(tmp_path: Path, library: Path, replies: list[str]):
         library_paths=[library], cache_dir=config.path("cache_dir"),
         state_dir=config.path("state_dir"), sink=RecordingSink(speed=1.0), language="en",
     )  # fmt: skip
-    await asyncio.wait_for(player.start(), 10)
-    model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
-    registry = _make_registry(config, player)
-    agent = Agent(registry, model, language="en", fast_path=False, analogs=BANK)
-    await player.play_book("Treasure Island", section=2)
-    return player, agent
+    try:
+        await asyncio.wait_for(player.start(), 10)
+        model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
+        registry = _make_registry(config, player)
+        agent = Agent(registry, model, language="en", fast_path=False, analogs=BANK)
+        await player.play_book("Treasure Island", section=2)
+        yield player, agent
+    finally:
+        await player.close()
 
 
 async def _turn(agent: Agent, text: str):
@@ -72,71 +80,56 @@ async def _turn(agent: Agent, text: str):
 async def test_a_sure_vote_skips_both_ends_by_the_one_duration_said(
     tmp_path: Path, library: Path
 ) -> None:
-    player, agent = await _device(tmp_path, library, [NO_SKIP, "Thought: x\nFinal Answer: ok"])
-    try:
+    async with _device(tmp_path, library, [NO_SKIP, DONE]) as (player, agent):
         album = player.now.detail.album
         turn = await _turn(agent, "shave fifteen seconds off both ends of every chapter")
         assert player.book_settings(album) == (1.0, 15.0, 15.0), turn.answer
         assert "ask for skip:intro+outro" in turn.steps[0].thought
         assert "with the amount said" in turn.steps[0].thought
-    finally:
-        await player.close()
 
 
 async def test_with_a_skip_set_a_lone_duration_is_asked_about(
     tmp_path: Path, library: Path
 ) -> None:
     # "take fifteen off both ends" of a book that skips 30 s may be a change of the skip
-    player, agent = await _device(tmp_path, library, [PAUSE])
-    try:
+    async with _device(tmp_path, library, [PAUSE]) as (player, agent):
         album = player.now.detail.album
         player.book_settings_save(album, intro=30.0)
         turn = await _turn(agent, "shave fifteen seconds off both ends of every chapter")
         assert player.book_settings(album) == (1.0, 30.0, 0.0)
         assert player.state == PlayerState.PLAYING
         assert turn.answer == "Do you want me to pause?", turn.answer
-    finally:
-        await player.close()
 
 
 async def test_a_sure_vote_sets_the_one_speed_said_the_way_it_asks(
     tmp_path: Path, library: Path
 ) -> None:
-    player, agent = await _device(tmp_path, library, [NORMAL, "Thought: x\nFinal Answer: ok"])
-    try:
+    async with _device(tmp_path, library, [NORMAL, DONE]) as (player, agent):
         album = player.now.detail.album
         await _turn(agent, "have him talk at one point two five")
         assert player.book_settings(album)[0] == 1.25
-    finally:
-        await player.close()
 
 
 async def test_a_speed_said_against_the_votes_direction_is_asked_about(
     tmp_path: Path, library: Path
 ) -> None:
-    player, agent = await _device(tmp_path, library, [NORMAL])
-    try:
+    async with _device(tmp_path, library, [NORMAL]) as (player, agent):
         album = player.now.detail.album
         player.book_settings_save(album, speed=1.5)
         turn = await _turn(agent, "have him talk at one point two five")  # slower than now
         assert player.book_settings(album)[0] == 1.5
         assert turn.answer.startswith("Do you want me to"), turn.answer
-    finally:
-        await player.close()
 
 
 async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
     tmp_path: Path, library: Path
 ) -> None:
-    player, agent = await _device(tmp_path, library, [PAUSE, "Thought: x\nFinal Answer: ok"])
-    try:
+    async with _device(tmp_path, library, [PAUSE, DONE]) as (player, agent):
         await player.sleep_timer(end_of_episode=True)
         turn = await _turn(agent, "make it twenty minutes instead of waiting for the chapter")
         assert player.state == PlayerState.PLAYING, turn.answer
         assert player.sleep_deadline is not None and not player.sleep_at_end
         assert 'made sleep_timer {"minutes": 20} instead' in turn.steps[0].thought
-    finally:
-        await player.close()
 
 
 @pytest.mark.parametrize(
@@ -160,10 +153,9 @@ async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
 async def test_a_reading_the_like_requests_doubt_is_asked_about_or_gives_way(
     tmp_path: Path, library: Path, intent: str, bank: list[str], utterance: str, asked: bool
 ) -> None:
-    player, agent = await _device(tmp_path, library, [])
-    agent.analogs = Analogs([(intent, text) for text in bank])
-    agent.fast_path = FastPath()
-    try:
+    async with _device(tmp_path, library, []) as (player, agent):
+        agent.analogs = Analogs([(intent, text) for text in bank])
+        agent.fast_path = FastPath()
         volume = player.volume
         turn = await _turn(agent, utterance)
         assert player.now.episode.section == 2 and player.volume == volume, turn.answer
@@ -175,5 +167,3 @@ async def test_a_reading_the_like_requests_doubt_is_asked_about_or_gives_way(
             assert player.state == PlayerState.PAUSED, turn.answer
             assert "made pause instead" in turn.steps[0].thought
         assert f"the requests most like it ask for {intent}" in turn.steps[0].thought
-    finally:
-        await player.close()

@@ -20,7 +20,15 @@ from typing import Any
 
 from words import Reading, Ref
 
-from .grammar import EPISODE, PLAYBACK_STATE, SECONDS, TITLE, role_values
+from .grammar import (
+    EPISODE,
+    INTRO_SECONDS,
+    OUTRO_SECONDS,
+    PLAYBACK_STATE,
+    SECONDS,
+    TITLE,
+    role_values,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -44,7 +52,8 @@ class Plan:
     question `ask` puts to the listener: ``("choose", titles)`` when the words name several
     books, ``("which", ())`` when they ask for another book without naming one,
     ``("clarify", (what,))`` when they say what to change but not how much (`Reading.clarify`:
-    "skip", "speed", "when"), ``("ack", ())`` when they ask for nothing, or, with `calls`,
+    "skip", "speed", "when") or which end ("skip_end": a change of the skip that names no
+    end, of a book that skips both), ``("ack", ())`` when they ask for nothing, or, with `calls`,
     ``("propose", ())`` when the calls are a guess (`Reading.guess`: an amount said that
     they do not carry, "play it"; or the episode before taken as the one just heard): asked
     about, made on a yes."""
@@ -115,7 +124,10 @@ class FastPath:
         for call in calls:
             if call.tool not in names:
                 return None
-            arguments = _resolve(call.arguments, context, schema, unsure)
+            open_ends: list[str] = []
+            arguments = _resolve(call.arguments, context, schema, unsure, open_ends)
+            if arguments is None and open_ends:
+                return Plan(ask=("clarify", ("skip_end",)))
             if arguments is None:
                 return None
             if check is not None and (error := check(call.tool, arguments)):
@@ -136,15 +148,37 @@ def _resolve(
     context: dict[str, Any] | None,
     schema: dict[str, Any] | None,
     unsure: list[str] | None = None,
+    open_ends: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """`arguments` with each `Ref` filled from the context; a `Ref.EPISODE` with nothing
     to fill is left out (the tool's default: the bookmark), a `Ref.OTHER_BOOK` with none
     makes the call impossible (None). `Ref.HEARD` is the episode loaded now, or the one
     before it when the position is under `JUST_BEGUN_S` (its key then added to `unsure`:
-    the listener may have jumped here rather than heard the one before end)."""
+    the listener may have jumped here rather than heard the one before end).
+    `Ref.SKIPPED`, a key, is the one end the loaded book skips now (values of roles
+    ``intro-seconds`` and ``outro-seconds``); with both skipped the call is impossible and
+    "skip_end" is added to `open_ends` (the listener is asked which), with neither it is
+    impossible. `Ref.HALF` is half the seconds its end skips now (whole seconds); impossible
+    when it skips none."""
+    skips = {
+        end: next((float(v) for v in role_values(context, schema, role, beside=PLAYBACK_STATE)
+                   if isinstance(v, (int, float))), 0.0)
+        for end, role in (("intro", INTRO_SECONDS), ("outro", OUTRO_SECONDS))
+    }  # fmt: skip
     out = {}
     for key, value in arguments.items():
-        if value == Ref.HEARD:
+        if key == Ref.SKIPPED:
+            skipping = [end for end, seconds in skips.items() if seconds > 0]
+            if len(skipping) != 1:
+                if len(skipping) == 2 and open_ends is not None:
+                    open_ends.append("skip_end")
+                return None
+            key = skipping[0]
+        if value == Ref.HALF:
+            if not skips.get(key):
+                return None
+            out[key] = round(skips[key] / 2)
+        elif value == Ref.HEARD:
             now = [v for v in role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
                    if isinstance(v, int) and v >= 1]  # fmt: skip
             # the loaded episode's seconds: its position and its duration, the smaller

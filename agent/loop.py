@@ -27,9 +27,10 @@ from .errors import CircuitOpen, FormatError, ModelError, ModelUnavailable
 from .fastpath import FastMatch, FastPath, Plan
 from .grammar import (
     EPISODE,
+    INTRO_SECONDS,
+    OUTRO_SECONDS,
     PLAYBACK_STATE,
     RATE,
-    SKIP_SECONDS,
     TITLE,
     Constraints,
     build_grammar,
@@ -81,6 +82,7 @@ _TEXT = {
         "which_none": "想听哪一本？",
         "clarify_what": "我在听，你想听什么？",
         "clarify_skip": "片头或片尾要跳过多少秒？比如说“片头跳过三十秒”。",
+        "clarify_skip_end": "要改片头还是片尾？比如说“片头少跳十秒”。",
         "clarify_speed": "要快一点还是慢一点？也可以说“一点五倍速”。",
         "clarify_speed_range": "抱歉，速度只能在零点五倍和两倍之间。要调到多少？",
         "clarify_when": "什么时候停？比如说“半小时后停”，或者“这一集放完就停”。",
@@ -102,6 +104,7 @@ _TEXT = {
         "which_none": "Which book would you like?",
         "clarify_what": "I'm listening. What would you like to hear?",
         "clarify_skip": "How many seconds should I skip? For example, say “skip the first 30 seconds of every chapter”.",
+        "clarify_skip_end": "The start or the end of each chapter? For example, say “skip ten seconds less at the start”.",
         "clarify_speed": "Faster or slower? You can also say “1.5 times speed”.",
         "clarify_speed_range": "Sorry, I can only play from half speed to double speed. Which speed would you like?",
         "clarify_when": "When should I stop? For example, “in half an hour” or “at the end of this chapter”.",
@@ -1161,10 +1164,14 @@ def _settings(
 ) -> dict[str, Any] | None:
     """The loaded book's settings as `words.analogs.Vote.call` takes them: its ``speed``
     (the value of role ``rate``) and whether it is ``skipping`` any of its intro or outro
-    (a value of role ``skip-seconds`` above 0), read from the listener's context by role;
-    None when nothing is loaded or the player does not say them."""
+    (a value of role ``intro-seconds`` or ``outro-seconds`` above 0), read from the
+    listener's context by role; None when nothing is loaded or the player does not say
+    them."""
     speed = role_values(context, schema, RATE, beside=PLAYBACK_STATE)
-    skips = role_values(context, schema, SKIP_SECONDS, beside=PLAYBACK_STATE)
+    skips = [
+        *role_values(context, schema, INTRO_SECONDS, beside=PLAYBACK_STATE),
+        *role_values(context, schema, OUTRO_SECONDS, beside=PLAYBACK_STATE),
+    ]
     if not speed or not skips:
         return None
     return {"speed": speed[0], "skipping": any(float(s or 0) > 0 for s in skips)}

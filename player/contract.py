@@ -5,8 +5,8 @@ once here in `player/`:
 
 - each parameter's *role* and bounds, in its JSON Schema through ``Annotated`` (the
   ``x-role`` key; roles are ``title``, ``album-id``, ``episode``, ``page``, ``seconds``,
-  ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal; ``skip-seconds``: a
-  book's intro or outro skip), so an agent can build
+  ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal; ``intro-seconds`` and
+  ``outro-seconds``: a book's intro and outro skip), so an agent can build
   exact constraints without knowing the tool's name;
 - whether a successful call ends the turn (``return_direct``: its ``message`` is the
   answer), the zh/en when-to-use hints and short examples, set as attributes by `tool`
@@ -144,8 +144,8 @@ NOW: dict[str, Any] = {
         "position": {"type": "number", "x-role": "seconds"},
         "duration": {"type": "number", "x-role": "seconds"},
         "speed": {"type": "number", "x-role": "rate"},
-        "intro": {"type": "number", "x-role": "skip-seconds"},
-        "outro": {"type": "number", "x-role": "skip-seconds"},
+        "intro": {"type": "number", "x-role": "intro-seconds"},
+        "outro": {"type": "number", "x-role": "outro-seconds"},
     },
 }
 """The album and episode loaded now: album fields plus state, episode and position (s),

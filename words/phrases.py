@@ -29,7 +29,7 @@ LANGUAGES = ("zh", "en")
 _LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words",
               "intro_topic", "outro_topic", "intro_weak", "outro_weak", "verbs", "more_words",
               "less_words", "off_words", "keep_words", "ask_words", "both_words", "intro_bare",
-              "outro_bare"}  # fmt: skip
+              "outro_bare", "half_words"}  # fmt: skip
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",

@@ -68,6 +68,13 @@ class Ref(StrEnum):
     HEARD = "<episode just heard>"
     """The episode just heard: the one loaded now, or the one before it when this one has
     only just begun ("刚才那个故事再讲一遍" a few seconds into the next)."""
+    SKIPPED = "<end skipped now>"
+    """As a key of set_skip's arguments: the end (intro or outro) the book loaded skips
+    now, when the words change a skip without naming its end ("再多跳五秒", "take it down
+    by fifteen"); a book that skips both ends, or neither, leaves it open."""
+    HALF = "<half the skip now>"
+    """As a value of set_skip's arguments: half the seconds that end skips now ("cut the
+    outro skip in half")."""
 
     def __repr__(self) -> str:  # a reading's `why` and the trace show "<episode loaded now>"
         return str(self.value)
@@ -1644,6 +1651,58 @@ class _Reader:
         return Call("set_speed", {"rate": rate})
 
     def _skip_topic(self, clause: Clause) -> Hit | None:
+        """`_skip_of` the clause; for one that names no end in a request that speaks of
+        skipping, a change of the skip alone: more or fewer seconds, or half as many ("跳多了，
+        少跳二十秒", "take it down by fifteen", "make it half that") of the end said elsewhere
+        in the request ("开头还是带了点儿音乐，再多跳五秒"), or else of the end the book
+        skips now (`Ref.SKIPPED`). None: no end named and no such change."""
+        hit = self._skip_of(clause)
+        if hit is not None or not self._skip_spoken():
+            return hit
+        if any(h.tool == "seek" and not h.negated for h in clause.hits):
+            return None  # "skip ahead another thirty seconds": a move in the episode
+        given, described = set(self._given), set(self._described)
+        hit = self._skip_of(clause, unnamed=True)
+        if (
+            hit is not None
+            and hit.kind == "topic"
+            and (hit.args.get("relative") or Ref.HALF in hit.args.values())
+        ):
+            return hit
+        self._given, self._described = given, described  # nothing of it taken
+        return None
+
+    def _skip_spoken(self) -> bool:
+        """True when the request speaks of the skip, not only of a jump: the skipping
+        itself ("you're skipping too much"), an end named by more than a bare word ("theme
+        tune", "开头那段"), or a Chinese word of more or fewer made with a verb of skipping
+        ("少跳", "跳多了"), in any clause."""
+        keys = ("both_words", "intro_topic", "outro_topic", "intro_weak", "outro_weak")
+        if any(self._skip_verb_in(self.clauses, key) for key in keys):
+            return True
+        data = self.zh.tools.get("set_skip", {})
+        compounds = [
+            w
+            for w in (*data.get("more_words", ()), *data.get("less_words", ()))
+            if any(v in w for v in data.get("verbs", ()))
+        ]
+        return any(said_in(w, fold(self.utterance), "zh") for w in compounds)
+
+    def _end_said(self) -> str | None:
+        """The one end ("intro" or "outro") the request's words name, by a word of that
+        end's topic ("theme tune") or else a bare one ("开头", "the end"); None for none or
+        both."""
+        for keys in (("_topic", "_weak"), ("_bare",)):
+            named = [
+                end
+                for end in ("intro", "outro")
+                if any(self._skip_verb_in(self.clauses, end + key) for key in keys)
+            ]
+            if named:
+                return named[0] if len(named) == 1 else None
+        return None
+
+    def _skip_of(self, clause: Clause, unnamed: bool = False) -> Hit | None:
         """A clause about the intro or outro skip, read whole ("片头多跳十秒", "片尾也跳了吧，
         大概四十秒", "skip intro one minute, and outro thirty", "现在片头跳多少秒"): a
         question is get_status "skip"; an amount said (here or in the clauses after it that
@@ -1651,7 +1710,8 @@ class _Reader:
         ("少跳五秒"); a word of no skip without an amount stops it; "a few more" is a step;
         a word of keeping asks for nothing ("keep"); anything else asks how many seconds
         ("ask"). None: the clause names no end, or only a weak word with no verb of
-        skipping said in the request."""
+        skipping said in the request; with `unnamed`, the end said elsewhere in the request
+        (`_end_said`) or else `Ref.SKIPPED` stands for the one the clause does not name."""
         script = script_of(clause.text)
         data = self.phrases(script).tools.get("set_skip", {})
         text = PLACEHOLDER.sub(" ", clause.text)
@@ -1699,8 +1759,10 @@ class _Reader:
         ends = ends_in(clause.text)
         if not ends and said("both_words") and said("off_words", uncut):
             ends = {"intro", "outro"}  # "turn off all the skipping stuff"
-        if not ends:
+        if not ends and not unnamed:
             return None
+        if not ends:  # `_skip_topic`: the end said elsewhere, or skipped now
+            ends = {self._end_said() or Ref.SKIPPED}
         if said("keep_words") and not said("verbs"):
             return Hit("set_skip", "keep", 0, 0)
         changes = said("more_words") or said("less_words")
@@ -1789,6 +1851,9 @@ class _Reader:
                                 r"\bthe last §D")  # fmt: skip
             first, second = ("intro", "outro") if at_intro <= at_outro else ("outro", "intro")
             return Hit("set_skip", "topic", 0, 0, {first: own[0], second: own[1]})
+        if not amounts and any(said("half_words", c.text) for c in [clause, *followers]):
+            # "cut the outro skip in half", "…, make it half that": of the seconds skipped now
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), Ref.HALF))
         if amounts:
             value = amounts[-1]
             if sign:
@@ -1813,7 +1878,7 @@ class _Reader:
             return call
         seconds = call.arguments["intro"]
         folded = fold(self.utterance)
-        if not seconds or seconds < 0:
+        if not isinstance(seconds, int) or seconds <= 0:
             return call
         for p in (self.zh, self.en):
             for word in p.tools.get("set_skip", {}).get("once_words", ()):

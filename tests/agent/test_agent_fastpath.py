@@ -143,3 +143,19 @@ def test_a_step_from_a_remark_on_the_room_is_made_at_once() -> None:
     assert noisy.ask is None and noisy.calls == (FastMatch("volume_down"),)
     faint = plan("it's so faint from the kitchen", PLAYING)
     assert faint.ask is None and faint.calls == (FastMatch("volume_up"),)
+
+
+def test_a_change_of_the_skip_that_names_no_end_is_of_the_end_skipped_now() -> None:
+    def skipping(intro: float, outro: float) -> dict:
+        return {**PLAYING, "now": {**PLAYING["now"], "intro": intro, "outro": outro}}
+
+    less = "跳多了，少跳十秒"
+    assert plan(less, skipping(0, 40)).calls == (
+        FastMatch("set_skip", {"outro": -10, "relative": True}),
+    )
+    assert plan(less, skipping(30, 40)).ask == ("clarify", ("skip_end",))  # which end?
+    assert plan(less, skipping(0, 0)) is None  # no skip to change: the model decides
+    assert plan("cut the intro skip in half", skipping(45, 0)).calls == (
+        FastMatch("set_skip", {"intro": 22}),
+    )
+    assert plan("cut the intro skip in half", skipping(0, 30)) is None

@@ -1597,3 +1597,31 @@ def test_no_actually_corrects_what_came_before() -> None:
 
     bank = Analogs([("sleep:end", "stop when this chapter's done")])
     assert bank.vote(reading).corrected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # no end named: the one the book skips now, which the player's context gives
+        ("跳多了，正文都没了，少跳十秒", [("set_skip", {Ref.SKIPPED: -10, "relative": True})]),
+        ("you're skipping too much, take five seconds off that",
+         [("set_skip", {Ref.SKIPPED: -5, "relative": True})]),
+        ("all that skipping eats the story, make it half that",
+         [("set_skip", {Ref.SKIPPED: Ref.HALF})]),
+        # the end said in another clause, bare or by its topic
+        ("开头那段跳得不够，再多跳十秒", [("set_skip", {"intro": 10, "relative": True})]),
+        ("the ending is cut short, you are skipping too much, ten less",
+         [("set_skip", {"outro": -10, "relative": True})]),
+        ("halve the outro skip", [("set_skip", {"outro": Ref.HALF})]),
+        # a jump, or no word of the skip: not a change of it
+        ("skip ahead another thirty seconds", [("seek", {"seconds": 30, "relative": True})]),
+        ("往后再跳十秒", [("seek", {"seconds": 10, "relative": True})]),
+    ],
+)  # fmt: skip
+def test_a_change_of_the_skip_that_names_no_end(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_jump_to_halfway_or_an_end_is_no_change_of_the_skip() -> None:
+    for utterance, lang in (("跳到一半", "zh"), ("go to the end and add five", "en")):
+        assert all(c.tool != "set_skip" for c in read(utterance, lang, INDEX).calls), utterance

@@ -24,7 +24,7 @@ from typing import Any
 
 from words.numbers import english_number
 from words.text import CJK, fold, normalize
-from words.titles import EXACT, SUBSTRING, is_stop_word
+from words.titles import AUTHOR, EXACT, is_stop_word, sounds_alike
 
 from .contract import (
     ALBUM,
@@ -506,17 +506,17 @@ class PlayerTools:
 
     async def _several(self, keyword: str) -> tuple[str, list[Album]]:
         """When `keyword` names several of the library's albums equally well ("harry
-        potter": two of its books, each title holding the words): the id of the one loaded
-        now or listened to most recently among them, which is the one meant, with no
-        others; else `keyword` and all of them, for the listener to choose. `keyword` and
-        [] when it names one album, or none."""
+        potter": two of its books, each title holding the words; "andy weir": two books of
+        that author): the id of the one loaded now or listened to most recently among
+        them, which is the one meant, with no others; else `keyword` and all of them, for
+        the listener to choose. `keyword` and [] when it names one album, or none."""
         if self.is_album_id(keyword):
             return keyword, []
         scores = await asyncio.to_thread(
             lambda: [(album_score(keyword, a), a) for a in self.library_albums()]
         )  # every title scored: off the event loop, as the library is read
         top = max((score for score, _ in scores), default=0)
-        if top < SUBSTRING or top >= EXACT:
+        if top < AUTHOR or top >= EXACT:
             return keyword, []
         tied = {a.id: a for score, a in scores if score == top}
         if len(tied) < 2:
@@ -1379,7 +1379,9 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
     equal ones when there are any, else those holding the words; in section order. With
     neither, Chinese words of three characters or more said with some of the title left out
     ("桃园三结义" for "第一回 宴桃园豪杰三结义"): the one title holding all their characters
-    in order, at least half of its own beside its number; none when two titles do."""
+    in order, at least half of its own beside its number; none when two titles do. English
+    words heard as others that sound alike ("soul ten" for "Sol 10") name the one title
+    holding such a run."""
     want = title_tokens(words)
     if not want:
         return []
@@ -1393,7 +1395,21 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
         tokens = title_tokens(episode.title)
         if any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1)):
             holding.append(episode)
-    if holding or len(squashed) < 3 or not all(_CJK_CHAR.fullmatch(t) for t in want):
+    if holding or len(squashed) < 3:
+        return holding
+    if all(t.isascii() for t in want) and any(t.isalpha() for t in want):
+        # "soul ten" for "Sol 10", as a recogniser hears it: each word sounding alike, the
+        # numbers the same, in a run of the one title that holds them
+        alike = []
+        for episode in episodes:
+            tokens = title_tokens(episode.title)
+            if any(
+                all(sounds_alike(t, w) for t, w in zip(tokens[i : i + size], want, strict=True))
+                for i in range(len(tokens) - size + 1)
+            ):
+                alike.append(episode)
+        return alike if len(alike) == 1 else []
+    if not all(_CJK_CHAR.fullmatch(t) for t in want):
         return holding
     in_order = []
     for episode in episodes:

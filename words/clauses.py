@@ -620,6 +620,8 @@ class Scanner:
                 mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain)  # "…会自己停吧？"
             )
             or A_NOT_A.search(plain)
+            # "定时关了没有啊？", "暂停了吗": whether it has happened, not a command
+            or re.search(r"了\s*(?:[吗么]|没有?)\s*[啊呀呢]?\s*[?？]?\s*$", plain)
         )
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:

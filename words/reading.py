@@ -58,6 +58,10 @@ from .titles import Named, TitleIndex, _capitalised, function_only
 __all__ = ["Call", "Reading", "Ref", "amount_reply", "read"]
 
 
+_ORDINAL = re.compile(r"(?:first|second|third|th|\d(?:st|nd|rd))$", re.IGNORECASE)
+"""The end of a number said as an ordinal ("first", "eleventh", "2nd"): a place, no amount."""
+
+
 class Ref(StrEnum):
     """An argument only the listener's context can give."""
 
@@ -837,7 +841,7 @@ class _Reader:
             return bool(
                 re.search(
                     r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
-                    r"|是不是|会不会",
+                    r"|是不是|会不会|了\s*没有?\s*[啊呀呢]?\s*[?？]?$",
                     plain,
                 )
                 or A_NOT_A.search(plain)
@@ -1402,9 +1406,16 @@ class _Reader:
                     extra["choices"] = tuple(found[:5])
                     return Call("")
                 named_episode = self._episode_title()
-                if named_episode and re.fullmatch(
-                    rf"{re.escape(named_episode)}\s*那一?\s*[章集回段节]", keyword
-                ):  # "放一下申正那章": an episode of the book heard now, by its title
+                if named_episode and (
+                    re.fullmatch(rf"{re.escape(named_episode)}\s*那一?\s*[章集回段节]", keyword)
+                    or re.fullmatch(
+                        rf"(?:the\s+)?{re.escape(named_episode.split()[0])}\s+[\w\s-]+?\s+"
+                        r"(?:chapter|episode|part|section|entry|log|one)",
+                        keyword,
+                        re.IGNORECASE,
+                    )
+                ):  # "放一下申正那章", "play the Sol 15 chapter": an episode of the book heard
+                    # now, by its title
                     return Call("play_book", {"episode_title": named_episode})
                 extra["keyword"] = keyword
                 args: dict[str, Any] = {"keyword": keyword}
@@ -1495,6 +1506,19 @@ class _Reader:
                 )
                 if named:
                     return named
+                # "the Sol 10 chapter", "take me to the sol sixteen log": a name said before
+                # the word for an episode
+                before = re.search(
+                    r"\bthe\s+(?!(?:chapter|episode|part|volume|book|track|section|number|"
+                    r"last|first|next|previous|other|same|very)\b)([a-z]+)\s+(\d+|[a-z]+"
+                    r"(?:[\s-][a-z]+)?)\s+(?:chapter|episode|part|section|entry|log|one)\b",
+                    text,
+                    re.IGNORECASE,
+                )
+                said = before.group(2) if before else ""
+                n = int(said) if said.isdigit() else english_number(said) if said else None
+                if before and n is not None:
+                    return f"{before.group(1).lower()} {n}"
                 continue
             words = (found.group("t") or found.group("e") or "").strip()
             if words and words not in ("这", "那", "上", "下", "哪", "每", "前", "后"):
@@ -1898,11 +1922,18 @@ class _Reader:
     @staticmethod
     def _amounts(clause: Clause, numbers: bool = True) -> list[int]:
         """Seconds said in `clause`: its durations, and (with `numbers`) a bare number
-        ("and outro thirty"), in order."""
+        ("and outro thirty"), in order; an ordinal is no amount ("it cuts off the first
+        line", "第一句")."""
         found = [int(s) for s in re.findall(r"§D(\d+)§", clause.text)]
         if not found and numbers:
             plain = PLACEHOLDER.sub(" ", clause.text)
-            found = [s.value for s in numbers_said(plain, lone_one=False) if 0 < s.value <= 600]
+            found = [
+                s.value
+                for s in numbers_said(plain, lone_one=False)
+                if 0 < s.value <= 600
+                and not _ORDINAL.search(plain[s.start : s.end])
+                and not plain[: s.start].endswith("第")
+            ]
         return found
 
     def _skip(self, clause: Clause) -> Call | None:

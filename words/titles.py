@@ -48,6 +48,7 @@ __all__ = [
     "is_stop_word",
     "keyword_spans",
     "match_score",
+    "sounds_alike",
     "title_named",
 ]
 
@@ -270,6 +271,16 @@ def _metaphone(word: str) -> str:
 
     code = jellyfish.metaphone(word) or word
     return "A" + code[1:] if code[:1] in "AEIOU" else code
+
+
+def sounds_alike(one: str, other: str) -> bool:
+    """True when two folded English words sound alike ("soul" and "sol", by `_metaphone`),
+    or are the same token; digits only as themselves."""
+    if one == other:
+        return True
+    if not (one.isascii() and one.isalpha() and other.isascii() and other.isalpha()):
+        return False
+    return _metaphone(one) == _metaphone(other)
 
 
 def _sounds(text: str) -> list[tuple[str, ...]]:

@@ -352,6 +352,21 @@ async def test_words_naming_two_books_equally_ask_which(make_player, tmp_path):
     assert player.now.detail.album.title == "Harry Potter and the Chamber of Secrets"
 
 
+async def test_an_author_of_two_books_asks_which(make_player, tmp_path):
+    """ "the Andy Weir book" with two of his books here: nothing starts and the listener is
+    asked which, as for two titles named equally well."""
+    root = tmp_path / "weir"
+    for title in ("The Martian", "Project Hail Mary"):
+        folder = make_album(root, title, ["Chapter 01"], seconds=1.0)
+        (folder / "album.json").write_text('{"author": "Andy Weir"}', encoding="utf-8")
+    make_album(root, "Matilda", ["Chapter 01"], seconds=1.0)
+    player = await make_player(library_paths=[root], language="en")
+    await bounded(player.play_book("Matilda"))
+    result = await bounded(player.play_book("andy weir"))
+    assert result["total"] == 2 and result["message"].startswith("Which one do you mean"), result
+    assert player.now.detail.album.title == "Matilda"
+
+
 async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
     make_player, library, sink
 ):
@@ -466,6 +481,10 @@ def test_episode_titles_match_folded_and_as_whole_tokens():
     assert episodes_titled(two, "再结义") == [two[3]]  # held whole by one
     assert episodes_titled(two, "桃园杰结义") == []  # in order in two titles: neither
     assert episodes_titled(told, "桃园义") == []  # fewer than half the title's own
+    # English words heard as others that sound alike, the numbers the same: one title only
+    assert named("soul 19") == ["Sol 19"] and named("soul nine") == ["Sol 9"]
+    assert named("soul 20") == [] and named("seoul") == []  # no such number; in two titles
+    assert named("the carpet rug") == []  # "rug" is no sound of "bag"
 
 
 async def test_a_keyword_naming_an_episode_of_the_book_heard_plays_it(make_player, hours, sink):

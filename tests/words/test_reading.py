@@ -1625,3 +1625,27 @@ def test_a_change_of_the_skip_that_names_no_end(utterance: str, expected: list) 
 def test_a_jump_to_halfway_or_an_end_is_no_change_of_the_skip() -> None:
     for utterance, lang in (("跳到一半", "zh"), ("go to the end and add five", "en")):
         assert all(c.tool != "set_skip" for c in read(utterance, lang, INDEX).calls), utterance
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # an ordinal is a place, no amount of seconds
+        ("stop skipping the start, it cuts off the first sentence",
+         [("set_skip", {"intro": 0})]),
+        # whether something has happened: a question, never the command in its words
+        ("定时器关了没有呀", [("get_status", {"about": "sleep"})]),
+        ("停了没有", [("get_status", {"about": "sleep"})]),
+        # the timer no longer wanted
+        ("甭定时了", [("sleep_timer", {"minutes": 0})]),
+        ("定时不用了，让它放着", [("sleep_timer", {"minutes": 0})]),
+        # an episode's name said before the word for an episode
+        ("Play Dracula, the Letter 4 chapter.",
+         [("play_book", {"keyword": "Dracula", "episode_title": "letter 4"})]),
+        ("take me to the sol twelve entry", [("play_book", {"episode_title": "sol 12"})]),
+    ],
+)  # fmt: skip
+def test_ordinals_questions_of_what_happened_timers_and_episode_names(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

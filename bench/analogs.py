@@ -140,11 +140,38 @@ def build(exclude: set[str] = frozenset()) -> str:
             intent = intent_of(request)
             if intent is None:
                 continue
-            text = " ".join(masked(read(request["utterance"], request["lang"], index)).split())
+            reading = read(request["utterance"], request["lang"], index)
+            if intent == "asks" and _no_book_to_move(request, reading):
+                continue
+            text = " ".join(masked(reading).split())
             if text and (intent, text) not in seen:
                 seen.add((intent, text))
                 lines.append(f"{intent}\t{text}")
     return HEADER + "\n".join(_without_heldout(lines)) + "\n"
+
+
+MOVES = frozenset(
+    {"pause", "resume", "stop", "seek", "next_episode", "previous_episode", "set_speed",
+     "set_skip", "sleep_timer"}
+)  # fmt: skip
+"""The tools that act on the book loaded now."""
+
+
+def _no_book_to_move(request: dict[str, Any], reading: Any) -> bool:
+    """True when `request` is asked about only for want of a book: nothing is loaded or
+    left off in its setup, and its words say a move of the book loaded ("skip to the next
+    one, please", "调快一点", "put on chapter 3": its tools, or an episode of no book
+    named). Its question back belongs to the empty
+    player, not to the words, which mean that move wherever a book is loaded; in the bank
+    it would teach the vote to doubt them there."""
+    setup = request.get("setup", {})
+    if setup.get("playing") or setup.get("bookmarks") or not reading.calls:
+        return False
+    return all(
+        c.tool in MOVES
+        or (c.tool == "play_book" and not c.arguments.get("keyword") and "section" in c.arguments)
+        for c in reading.calls
+    )
 
 
 def bank_hash(bank: str) -> str:

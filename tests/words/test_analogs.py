@@ -147,6 +147,30 @@ def test_the_intent_a_dev_request_expects(setup: dict, expect: dict, intent: str
     assert intent_of({"setup": setup, "expect": expect}) == intent
 
 
+@pytest.mark.parametrize(
+    ("utterance", "setup", "left_out"),
+    [
+        # asked about for want of a book: the words mean the move wherever one is loaded
+        ("skip to the next one, please", {}, True),
+        ("调快一点", {}, True),
+        ("放第三集", {}, True),
+        # the same words with a book loaded, or words that say no book: asked about the words
+        ("skip to the next one, please", {"playing": ["西游记", 3, 20]}, False),
+        ("把我朋友推荐的那本书放一下", {}, False),
+        ("嗯那个放那个就是那个", {}, False),
+    ],
+)  # fmt: skip
+def test_a_question_back_for_want_of_a_book_is_no_analog(
+    utterance: str, setup: dict, left_out: bool
+) -> None:
+    from bench.analogs import _no_book_to_move
+    from words import read
+
+    request = {"utterance": utterance, "setup": setup, "expect": {"asks": True}}
+    lang = "en" if utterance.isascii() else "zh"
+    assert _no_book_to_move(request, read(utterance, lang)) is left_out
+
+
 def test_the_shipped_bank_loads_and_is_up_to_date() -> None:
     bank = Analogs.load()
     assert len(bank.entries) > 1000

@@ -1774,7 +1774,7 @@ class _Reader:
                     found.add("intro" if said_first.group(1) == "first" else "outro")
             piece = PLACEHOLDER.sub(" ", piece)
             for end in ("intro", "outro"):
-                if said(f"{end}_topic", piece) or (verb and said(f"{end}_weak", piece)):
+                if said(f"{end}_topic", piece) or ((verb or every) and said(f"{end}_weak", piece)):
                     found.add(end)
                 elif (every or setting) and said(f"{end}_bare", piece):
                     found.add(end)  # "for every chapter skip the beginning part, 40 seconds"

@@ -1649,3 +1649,15 @@ def test_ordinals_questions_of_what_happened_timers_and_episode_names(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+def test_a_remark_on_what_every_episode_opens_or_closes_with_is_about_the_skip() -> None:
+    # said of every episode, an opening or closing spoken of needs no verb of skipping:
+    # with no amount the listener is asked how many seconds, with one it is set
+    remark = read("that narrator reading out the title every single time drives me crazy", "en")
+    assert remark.calls == () and remark.clarify == "skip"
+    assert calls("the closing music every single time, about twenty seconds of it") == [
+        ("set_skip", {"outro": 20})
+    ]
+    # a question about the person stays a question
+    assert calls("who reads the title at the start") == [("get_status", {"about": "narrator"})]

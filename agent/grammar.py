@@ -40,6 +40,7 @@ _MAX_ENUMERATED_RANGE = 400
 TITLE, ALBUM_ID, EPISODE, PAGE = "title", "album-id", "episode", "page"
 SECONDS, MINUTES, PERCENT, RATE = "seconds", "minutes", "percent", "rate"
 INTRO_SECONDS, OUTRO_SECONDS = "intro-seconds", "outro-seconds"
+SLEEP_AT_END = "sleep-at-end"
 PLAYBACK_STATE = "playback-state"
 EPISODE_TITLE = "episode-title"
 EPISODE_COUNT, PAGE_COUNT = "episode-count", "page-count"

@@ -28,9 +28,11 @@ from .fastpath import FastMatch, FastPath, Plan
 from .grammar import (
     EPISODE,
     INTRO_SECONDS,
+    MINUTES,
     OUTRO_SECONDS,
     PLAYBACK_STATE,
     RATE,
+    SLEEP_AT_END,
     TITLE,
     Constraints,
     build_grammar,
@@ -72,6 +74,8 @@ _TEXT = {
     "zh": {
         "empty": "抱歉，没有听到你说的话，麻烦再讲一次。",
         "ack": "好的。",
+        "yes": "会的，",
+        "no": "不会，",
         "rounds": "抱歉，这件事我没能办好，请换个说法再试一次。",
         "model": "抱歉，我现在想不出来，请稍后再试。",
         "unavailable": "抱歉，语言模型不可用，我只能听懂暂停、继续、下一集这样的简单命令。",
@@ -93,6 +97,8 @@ _TEXT = {
     "en": {
         "empty": "Sorry, I didn't catch that. Please say it again.",
         "ack": "Okay.",
+        "yes": "Yes. ",
+        "no": "No. ",
         "rounds": "Sorry, I couldn't get that done. Please try saying it another way.",
         "model": "Sorry, I can't think right now. Please try again later.",
         "unavailable": "Sorry, the language model is not available; I only understand short "
@@ -986,6 +992,18 @@ class Agent:
                 break
         if len(answers) == 1:
             turn.answer = answers[0]
+            if reading.whether in ("stop", "go on") and result.ok and result.data:
+                # "这集完了它会自己停吧？": yes or no first, then what the timer is set to
+                called = self.registry.get(result.name)
+                schema = called.output_schema if called is not None else None
+                stops = any(
+                    v
+                    for role in (SLEEP_AT_END, MINUTES)
+                    for v in role_values(result.data, schema, role)
+                )
+                turn.answer = text["yes" if stops == (reading.whether == "stop") else "no"] + (
+                    turn.answer
+                )
         else:  # "正在播放西游记第3集；音量已调到30%。"
             joined = ("；" if self.language == "zh" else "; ").join(
                 a.rstrip("。.") for a in answers

@@ -6,7 +6,8 @@ once here in `player/`:
 - each parameter's *role* and bounds, in its JSON Schema through ``Annotated`` (the
   ``x-role`` key; roles are ``title``, ``album-id``, ``episode``, ``page``, ``seconds``,
   ``percent``, ``minutes``, ``rate``: a playback speed, 1.0 normal; ``intro-seconds`` and
-  ``outro-seconds``: a book's intro and outro skip), so an agent can build
+  ``outro-seconds``: a book's intro and outro skip; ``sleep-at-end``: true when playback
+  stops at the end of the episode), so an agent can build
   exact constraints without knowing the tool's name;
 - whether a successful call ends the turn (``return_direct``: its ``message`` is the
   answer), the zh/en when-to-use hints and short examples, set as attributes by `tool`

@@ -72,7 +72,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "about_volume": ("音量是{volume}%", "The volume is {volume}%"),
     "about_sleep": ("已设置定时，{minutes}分钟后停止播放",
                     "The sleep timer is set: playback will stop in {minutes} minutes"),
-    "about_no_sleep": ("没有设置定时，会一直放下去", "No timer is set: it will keep playing"),
+    "about_no_sleep": ("没有设置定时，会接着往下放", "No timer is set: it will keep playing"),
     "about_skip": ("{album}每一集跳过片头{intro}秒、片尾{outro}秒", "Every episode of {album} skips its first {intro} seconds and its last {outro} seconds"),
     "about_skip_intro": ("{album}每一集跳过片头{intro}秒", "Every episode of {album} skips its first {intro} seconds"),
     "about_skip_outro": ("{album}每一集跳过片尾{outro}秒", "Every episode of {album} skips its last {outro} seconds"),

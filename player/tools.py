@@ -654,6 +654,7 @@ class PlayerTools:
             left_off=BOOKMARK,  # nothing loaded: where the last book was left
             volume={"type": "integer", "x-role": "percent"},
             sleep_minutes={"type": "integer", "x-role": "minutes"},
+            sleep_end_of_episode={"type": "boolean", "x-role": "sleep-at-end"},
             intro={"type": "number", "x-role": "seconds"},
             outro={"type": "number", "x-role": "seconds"},
         ),

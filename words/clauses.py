@@ -601,6 +601,12 @@ class Scanner:
                 return True
             if re.match(r"(?:will|would|does|is) (?:it|this|that)\b|is it going to\b", lead):
                 return True  # "will it keep going into the next chapter?": how it behaves
+            if re.match(
+                r"(?:you'?re|you are|it'?s|it is) (?:gonna|going to)\b", lead
+            ) and re.search(r"\b(?:right|yeah|correct)\s*[?？]?\s*$", plain):
+                return True  # "you're gonna stop at the end of this one, right": a tag question
+            if (marked or mark) and re.match(r"or\b", lead):
+                return True  # "…, or stop by itself?": the other half of a question
             return marked and not commands
         # 这么/那么 say how much ("这么大动静"), not what: no question word
         words_of = re.sub(r"[这那]么", "", plain)
@@ -622,12 +628,18 @@ class Scanner:
             or A_NOT_A.search(plain)
             # "定时关了没有啊？", "暂停了吗": whether it has happened, not a command
             or re.search(r"了\s*(?:[吗么]|没有?)\s*[啊呀呢]?\s*[?？]?\s*$", plain)
+            # "这集放完它能自己停下吧", "它会自己停吧" (no question mark heard): how it
+            # behaves; "是停还是接着放": which of two
+            or re.search(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?？]?\s*$", plain)
+            or re.search(r"是[^，。！？还]{1,4}还是[^，。！？]{1,6}[?？]?\s*$", plain)
         )
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
         if not asked:
             return False
         if not commands:
             return True
+        if re.search(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?？]?\s*$", plain):
+            return True  # "这集放完它能自己停下吧": how it behaves, not a polite command
         first = min(h.start for h in commands)
         if any(w in plain[:first] for w in polite):
             return False  # "能不能暂停一下", "可以放西游记吗"

@@ -116,7 +116,9 @@ class Reading:
     `reply` "yes" or "no" when the utterance is only that, an answer to a question the box
     asked ("对", "no thanks"), else ""; `guess` the calls are a guess, to be asked about
     before they are made: an amount said that they do not carry ("bump it up two
-    notches"), or a title made of pronouns named by them ("play it").
+    notches"), or a title made of pronouns named by them ("play it"); `whether`, for a
+    yes-or-no question about the timer, what it asks will happen ("stop", "go on", or
+    "which" for both), so that the answer can begin with yes or no.
     """
 
     utterance: str
@@ -141,6 +143,7 @@ class Reading:
     why: str = ""
     reply: str = ""
     guess: bool = False
+    whether: str = ""
 
     @property
     def named(self) -> list[str]:
@@ -742,7 +745,33 @@ class _Reader:
             tools=hints or tuple(c.tool for c in calls),
             why=why,
             guess=self._pronoun_title or bool(unsaid and calls),
+            whether=self._whether(clauses, calls),
         )
+
+    def _whether(self, clauses: list[Clause], calls: list[Call]) -> str:
+        """For a yes-or-no question about the timer alone (the one call get_status about
+        "sleep"), what it asks will happen: "stop" ("这集完了它会自己停吧？", "is it gonna
+        stop at the end of the chapter?"), "go on" ("会一直放下去吗", "will it keep going
+        into the next chapter?") or "which" when it asks both ("…, or stop by itself?");
+        else ""."""
+        if [(c.tool, c.arguments) for c in calls] != [("get_status", {"about": "sleep"})]:
+            return ""
+        asked = [c for c in clauses if c.question and self._asks_yes_no(c)]
+        if not asked:
+            return ""
+        text = " ".join(PLACEHOLDER.sub(" ", c.text) for c in asked)
+        on = re.search(
+            r"接着|继续|一直|往下|下一[集章回节]|不停|\bkeep (?:going|playing|on)\b|\bgo(?:es)? on\b"
+            r"|\bcarry on\b|\bcontinue|\bnext (?:one|chapter|episode)\b",
+            text,
+        )
+        stop = re.search(
+            r"停|关|歇|\b(?:stop|pause|switch off|turn off|shut off|go quiet|cut out)",
+            re.sub(r"不停", "", text),
+        )
+        if on and stop:
+            return "which"
+        return "go on" if on else "stop" if stop else ""
 
     def _correction_only(self, clause: Clause) -> bool:
         """True when `clause` says only a correction ("no wait", "i mean", "哦不对") once its
@@ -841,7 +870,8 @@ class _Reader:
             return bool(
                 re.search(
                     r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
-                    r"|是不是|会不会|了\s*没有?\s*[啊呀呢]?\s*[?？]?$",
+                    r"|是不是|会不会|了\s*没有?\s*[啊呀呢]?\s*[?？]?$"
+                    r"|[能会](?:自己|自个儿?)[^，。！？]{0,6}吧[?？]?$|是[^，。！？还]{1,4}还是",
                     plain,
                 )
                 or A_NOT_A.search(plain)
@@ -852,6 +882,8 @@ class _Reader:
                 r" going|will you be|did you|did it|have you|is the|did i|have i)\b",
                 plain,
             )
+            or re.match(r"(?:you'?re|you are|it'?s|it is) (?:gonna|going to)\b.*\bright\W*$", plain)
+            or re.match(r"or\b", plain)
         )
 
     def _settle(self, kept: dict[str, tuple[Clause, Hit]]) -> None:
@@ -1131,12 +1163,20 @@ class _Reader:
                 re.match(r"\s*did\b", clause.text)
                 or not any(h.tool in ("sleep_timer", "stop") for h in live)
             )
-        ):  # "did it pause?", "did you stop it?": what it is doing now, not a pause
+            and not re.search(r"[放播听]完|完了|结束", clause.text)
+        ):  # "did it pause?", "did you stop it?": what it is doing now, not a pause (at an
+            # episode's end, "这集放完它能自己停下吧", what the timer is set to)
             return Hit("get_status", "now", 0, 0)
         if (
             clause.question
             and self._asks_yes_no(clause)
-            and any(h.tool in ("sleep_timer", "stop") for h in live)
+            and (
+                any(h.tool in ("sleep_timer", "stop") for h in live)
+                or (
+                    any(h.tool == "pause" for h in live)
+                    and re.search(r"[放播听]完|完了|结束", clause.text)
+                )
+            )
         ):  # "are you going to stop after this chapter?", "is it going to stop on its own?":
             # what the timer is set to
             return Hit("get_status", "sleep", 0, 0)

@@ -182,7 +182,7 @@ async def test_seek_volume_and_sleep_timer(make_player, library, sink):
     assert "分钟后停止" in (await bounded(player.sleep_timer(0.005)))["message"]
     await wait_for_state(player, PlayerState.PAUSED)
     # The timer has run out: nothing left to cancel ("别停"), said so, not "cancelled".
-    assert (await bounded(player.sleep_timer(0)))["message"] == "没有设置定时，会一直放下去"
+    assert (await bounded(player.sleep_timer(0)))["message"] == "没有设置定时，会接着往下放"
     await bounded(player.sleep_timer(30))
     assert (await bounded(player.sleep_timer(0)))["message"] == "已取消定时"
     with pytest.raises(BadInputError):

@@ -1661,3 +1661,22 @@ def test_a_remark_on_what_every_episode_opens_or_closes_with_is_about_the_skip()
     ]
     # a question about the person stays a question
     assert calls("who reads the title at the start") == [("get_status", {"about": "narrator"})]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "whether"),
+    [
+        ("这集放完它能自己停下吧", "stop"),
+        ("它会一直往下放吗", "go on"),
+        ("这一集完了是停还是接着放", "which"),
+        ("you're gonna stop at the end of this one right", "stop"),
+        ("will it keep going after this chapter, or stop by itself?", "which"),
+        ("how long until it stops", ""),  # no yes or no asked
+    ],
+)
+def test_a_yes_or_no_question_about_the_timer_says_what_it_asks(
+    utterance: str, whether: str
+) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("get_status", {"about": "sleep"})]
+    assert reading.whether == whether

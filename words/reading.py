@@ -62,6 +62,10 @@ _ORDINAL = re.compile(r"(?:first|second|third|th|\d(?:st|nd|rd))$", re.IGNORECAS
 """The end of a number said as an ordinal ("first", "eleventh", "2nd"): a place, no amount."""
 
 
+_SETTINGS = frozenset({"set_speed", "set_skip", "sleep_timer", "set_volume"})
+"""Tools that set how the book loaded plays: said before a book to play, they are of it."""
+
+
 class Ref(StrEnum):
     """An argument only the listener's context can give."""
 
@@ -733,6 +737,15 @@ class _Reader:
         # seconds at both ends" read as the next episode): not understood whole, asked first
         unsaid = [v for clause, made in by_clause.values() for v in self._unsaid(clause, made)]
         calls = [self._part(c) for c in calls]
+        named = {n.title for n in titles}
+        loads = [
+            i
+            for i, c in enumerate(calls)
+            if c.tool == "play_book" and c.arguments.get("keyword") in named
+        ]
+        if loads and all(c.tool in _SETTINGS for c in calls[: loads[0]]):
+            # "一点五倍速，从挽救计划第三章开始": the book first, then what is set of it
+            calls.insert(0, calls.pop(loads[0]))
         why = "; ".join(f"{c.tool}{c.arguments or ''}" for c in calls) or (
             f"asks: {extra['clarify']}" if extra.get("clarify") else "asks which book"
         )
@@ -1675,6 +1688,12 @@ class _Reader:
         named = _numbered_name(r"\bto", clause.text[hit.end :])
         if named:  # "jump ahead to Sol twelve": an episode's title, not a step
             return Call("play_book", {"keyword": named})
+        if "§D" not in clause.text and re.search(
+            r"(?<![第\d上下这那前每同])(?:一|1)\s*个?(?:集|章|回|节)|\b(?:one|a|an|1)\s+(?:chapter|episode|part|track)\b",
+            clause.text,
+            re.IGNORECASE,
+        ):  # "往后跳一集", "skip ahead one chapter": a step of one episode, not of seconds
+            return Call("previous_episode" if hit.kind == "back" else "next_episode")
         step = int(p.tools["seek"].get("default_seconds", 30))
         own = re.findall(r"§D(\d+)§", clause.text)
         claimed = any(h.kind == "pattern" and "d" in h.args for h in clause.hits)

@@ -1680,3 +1680,32 @@ def test_a_yes_or_no_question_about_the_timer_says_what_it_asks(
     reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
     assert [(c.tool, c.arguments) for c in reading.calls] == [("get_status", {"about": "sleep"})]
     assert reading.whether == whether
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # stepping away pauses
+        ("我要出门了啊", [("pause", {})]),
+        ("ok heading out now", [("pause", {})]),
+        # a question whether a timer is on; a timer asked for stays one
+        ("is there a timer on right now?", [("get_status", {"about": "sleep"})]),
+        ("put a timer on it, say forty minutes", [("sleep_timer", {"minutes": 40})]),
+        # words as a recogniser writes them
+        ("往回退三级", [("previous_episode", {})] * 3),
+        ("skip ahead won chapter", [("next_episode", {})]),
+        # a step of one episode said with a verb of jumping is no jump of seconds
+        ("往后跳一集", [("next_episode", {})]),
+        ("skip back a chapter", [("previous_episode", {})]),
+        ("退回上一集", [("previous_episode", {})]),
+        ("给我来个一点五倍数", [("set_speed", {"rate": 1.5})]),
+        ("跳到下一集的开头", [("next_episode", {})]),
+        # the book first, then what is set of it
+        ("两倍速，从西游记第二集开始",
+         [("play_book", {"keyword": "西游记", "section": 2}), ("set_speed", {"rate": 2.0})]),
+    ],
+)  # fmt: skip
+def test_a_second_round_of_leaving_timers_heard_words_and_a_book_set_as_it_starts(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

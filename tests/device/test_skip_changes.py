@@ -7,30 +7,22 @@ context says the rest."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from real_device import playing, treasure_island
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "player"))
-
-from player_fixtures import RecordingSink, make_album
-
-from agent import Agent, ScriptedModel
+from agent import Agent
 from agent.fastpath import FastPath
-from device.config import dev_config
-from device.runtime import _make_registry
 from player import Player
 from words.analogs import Analogs
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("skip-changes") / "library"
-    make_album(root, "Treasure Island", [f"Chapter {n:02d}" for n in range(1, 4)], seconds=6.0)
-    return root
+    return treasure_island(tmp_path_factory.mktemp("skip-changes") / "library", chapters=3)
 
 
 @pytest.fixture(scope="module")
@@ -43,27 +35,13 @@ async def _device(
     tmp_path: Path, library: Path, bank: Analogs, language: str, intro: float, outro: float
 ) -> AsyncIterator[tuple[Player, Agent]]:
     """The real Player with Treasure Island's episode 2 playing, skipping `intro` and
-    `outro` seconds, and an agent with no model replies at all (a model step fails)."""
-    config = dev_config(
-        tmp_path, language=language, models_dir=str(tmp_path / "no-models"),
-        library={"paths": [str(library)]},
-    )  # fmt: skip
-    player = Player(
-        library_paths=[library], cache_dir=config.path("cache_dir"),
-        state_dir=config.path("state_dir"), sink=RecordingSink(speed=1.0), language=language,
-    )  # fmt: skip
-    try:
-        await asyncio.wait_for(player.start(), 10)
-        registry = _make_registry(config, player)
-        agent = Agent(
-            registry, ScriptedModel([], name="local"), language=language,
-            fast_path=FastPath(), analogs=bank,
-        )  # fmt: skip
-        await player.play_book("Treasure Island", section=2)
+    `outro` seconds, and an agent with the fast path, the shipped bank and no model replies
+    at all (a model step fails)."""
+    async with playing(
+        tmp_path, library, language=language, fast_path=FastPath(), analogs=bank
+    ) as (player, agent):
         player.book_settings_save(player.now.detail.album, intro=intro, outro=outro)
         yield player, agent
-    finally:
-        await player.close()
 
 
 @pytest.mark.parametrize(

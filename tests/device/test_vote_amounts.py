@@ -7,21 +7,15 @@ phrase rules that like requests were asked about is asked about, not made."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from real_device import playing, treasure_island
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "player"))
-
-from player_fixtures import RecordingSink, make_album
-
-from agent import Agent, Completion, ScriptedModel
+from agent import Agent
 from agent.fastpath import FastPath
-from device.config import dev_config
-from device.runtime import _make_registry
-from player import Player, PlayerState
+from player import PlayerState
 from words.analogs import Analogs
 
 BANK = Analogs(
@@ -45,32 +39,15 @@ DONE = "Thought: x\nFinal Answer: ok"
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("vote-amounts") / "library"
-    make_album(root, "Treasure Island", [f"Chapter {n:02d}" for n in range(1, 5)], seconds=6.0)
-    return root
+    return treasure_island(tmp_path_factory.mktemp("vote-amounts") / "library")
 
 
 @asynccontextmanager
 async def _device(tmp_path: Path, library: Path, replies: list[str]):
-    """The real Player with Treasure Island's episode 2 playing and an agent of `replies`,
-    as (player, agent); the player closed on the way out."""
-    config = dev_config(
-        tmp_path, language="en", models_dir=str(tmp_path / "no-models"),
-        library={"paths": [str(library)]},
-    )  # fmt: skip
-    player = Player(
-        library_paths=[library], cache_dir=config.path("cache_dir"),
-        state_dir=config.path("state_dir"), sink=RecordingSink(speed=1.0), language="en",
-    )  # fmt: skip
-    try:
-        await asyncio.wait_for(player.start(), 10)
-        model = ScriptedModel([Completion(text=r, backend="local") for r in replies], name="local")
-        registry = _make_registry(config, player)
-        agent = Agent(registry, model, language="en", fast_path=False, analogs=BANK)
-        await player.play_book("Treasure Island", section=2)
-        yield player, agent
-    finally:
-        await player.close()
+    """The real Player with Treasure Island's episode 2 playing and an agent of `replies`
+    with the fast path off and the bank `BANK`, as (player, agent)."""
+    async with playing(tmp_path, library, replies=replies, fast_path=False, analogs=BANK) as pair:
+        yield pair
 
 
 async def _turn(agent: Agent, text: str):

@@ -24,7 +24,7 @@ from typing import Any
 
 from words.numbers import english_number
 from words.text import CJK, fold, normalize
-from words.titles import AUTHOR, EXACT, is_stop_word, sounds_alike
+from words.titles import EXACT, SUBSTRING, is_stop_word, sounds_alike
 
 from .contract import (
     ALBUM,
@@ -516,9 +516,17 @@ class PlayerTools:
             lambda: [(album_score(keyword, a), a) for a in self.library_albums()]
         )  # every title scored: off the event loop, as the library is read
         top = max((score for score, _ in scores), default=0)
-        if top < AUTHOR or top >= EXACT:
+        if top >= EXACT:
             return keyword, []
-        tied = {a.id: a for score, a in scores if score == top}
+        if top >= SUBSTRING:
+            tied = {a.id: a for score, a in scores if score == top}
+        else:  # a person's name: the books they wrote or read, when no title holds it
+            key = normalize(keyword)
+            tied = {
+                a.id: a
+                for _, a in scores
+                if len(key) >= 2 and key in normalize(f"{a.author or ''} {a.narrator or ''}")
+            }
         if len(tied) < 2:
             return keyword, []
         holder = self.now or self.pending

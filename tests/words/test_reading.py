@@ -1709,3 +1709,20 @@ def test_a_second_round_of_leaving_timers_heard_words_and_a_book_set_as_it_start
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("这一集叫啥名字来着", [("get_status", {})]),
+        ("放那个，叫啥来着", [("play_book", {})]),  # a name not remembered: no question of it
+        ("定时设上了没", [("get_status", {"about": "sleep"})]),
+        ("gotta run, the taxi's here", [("pause", {})]),
+        ("go to chapter 2 and bump the volume up to 40",
+         [("play_book", {"section": 2}), ("set_volume", {"percent": 40})]),
+    ],
+)  # fmt: skip
+def test_a_third_round_of_names_timers_leaving_and_a_second_command(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -160,11 +160,13 @@ def _resolve(
     "skip_end" is added to `open_ends` (the listener is asked which), with neither it is
     impossible. `Ref.HALF` is half the seconds its end skips now (whole seconds); impossible
     when it skips none."""
-    skips = {
-        end: next((float(v) for v in role_values(context, schema, role, beside=PLAYBACK_STATE)
-                   if isinstance(v, (int, float))), 0.0)
-        for end, role in (("intro", INTRO_SECONDS), ("outro", OUTRO_SECONDS))
-    }  # fmt: skip
+    skips: dict[str, float] = {}
+    if Ref.SKIPPED in arguments or Ref.HALF in arguments.values():  # read only when asked
+        skips = {
+            end: next((float(v) for v in role_values(context, schema, role, beside=PLAYBACK_STATE)
+                       if isinstance(v, (int, float))), 0.0)
+            for end, role in (("intro", INTRO_SECONDS), ("outro", OUTRO_SECONDS))
+        }  # fmt: skip
     out = {}
     for key, value in arguments.items():
         if key == Ref.SKIPPED:

@@ -161,9 +161,9 @@ def _no_book_to_move(request: dict[str, Any], reading: Any) -> bool:
     """True when `request` is asked about only for want of a book: nothing is loaded or
     left off in its setup, and its words say a move of the book loaded ("skip to the next
     one, please", "调快一点", "put on chapter 3": its tools, or an episode of no book
-    named). Its question back belongs to the empty
-    player, not to the words, which mean that move wherever a book is loaded; in the bank
-    it would teach the vote to doubt them there."""
+    named). Its question back belongs to the empty player, not to the words, which mean
+    that move wherever a book is loaded; in the bank it would teach the vote to doubt them
+    there."""
     setup = request.get("setup", {})
     if setup.get("playing") or setup.get("bookmarks") or not reading.calls:
         return False

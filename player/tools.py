@@ -1398,25 +1398,13 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
     equal = [e for e in episodes if "".join(title_tokens(e.title)) == squashed]
     if equal or len(squashed) < 2 or squashed.isdigit():
         return equal
-    size = len(want)
-    holding = []
-    for episode in episodes:
-        tokens = title_tokens(episode.title)
-        if any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1)):
-            holding.append(episode)
+    holding = _holding(episodes, want, str.__eq__)
     if holding or len(squashed) < 3:
         return holding
     if all(t.isascii() for t in want) and any(t.isalpha() for t in want):
         # "soul ten" for "Sol 10", as a recogniser hears it: each word sounding alike, the
         # numbers the same, in a run of the one title that holds them
-        alike = []
-        for episode in episodes:
-            tokens = title_tokens(episode.title)
-            if any(
-                all(sounds_alike(t, w) for t, w in zip(tokens[i : i + size], want, strict=True))
-                for i in range(len(tokens) - size + 1)
-            ):
-                alike.append(episode)
+        alike = _holding(episodes, want, sounds_alike)
         return alike if len(alike) == 1 else []
     if not all(_CJK_CHAR.fullmatch(t) for t in want):
         return holding
@@ -1427,6 +1415,21 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
         if len(squashed) * 2 >= len(own) and all(ch in rest for ch in squashed):
             in_order.append(episode)
     return in_order if len(in_order) == 1 else []
+
+
+def _holding(episodes: Any, want: list[str], same: Any) -> list[Any]:
+    """The episodes whose title tokens hold a run of `want`'s length, token by token the
+    `same` (``same(title token, said token)``), in section order."""
+    size = len(want)
+    found = []
+    for episode in episodes:
+        tokens = title_tokens(episode.title)
+        if any(
+            all(same(t, w) for t, w in zip(tokens[i : i + size], want, strict=True))
+            for i in range(len(tokens) - size + 1)
+        ):
+            found.append(episode)
+    return found
 
 
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")

@@ -23,7 +23,7 @@ from .numbers import count_value
 from .phrases import Cue, Phrases, load
 from .titles import Named
 
-__all__ = ["A_NOT_A", "COMMANDS", "GROUP", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
+__all__ = ["A_NOT_A", "BEHAVES", "COMMANDS", "GROUP", "HAPPENED", "PLACEHOLDER", "PLAYBACK", "Clause", "Hit", "Scanner", "mask",
            "said_in", "script_of", "strip_words"]  # fmt: skip
 
 PLAYBACK = {"play_book", "pause", "resume", "stop", "next_episode", "previous_episode"}
@@ -75,6 +75,11 @@ PLACEHOLDER = re.compile(r"§[A-Z]-?\d*§")
 _QUESTION_END = re.compile(r"[?？]\s*$")
 A_NOT_A = re.compile(r"([设定开关停放跳])没\1")
 """Whether it is so, asked as a verb, 没 and the verb again ("设没设", "停没停")."""
+HAPPENED = re.compile(r"了\s*(?:[吗么]|没有?)\s*[啊呀呢]?\s*[?？]?\s*$")
+"""Whether it has happened, asked at the end ("定时关了没有啊？", "暂停了吗"): no command."""
+BEHAVES = re.compile(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?？]?\s*$")
+"""How it behaves, asked at the end ("这集放完它能自己停下吧", "它会自己停吧"), with no
+question mark heard: no polite command."""
 
 _FAKE_RESULT = re.compile(
     r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
@@ -626,11 +631,9 @@ class Scanner:
                 mark and re.search(r"会[^，。！？]{0,8}吧\s*$", plain)  # "…会自己停吧？"
             )
             or A_NOT_A.search(plain)
-            # "定时关了没有啊？", "暂停了吗": whether it has happened, not a command
-            or re.search(r"了\s*(?:[吗么]|没有?)\s*[啊呀呢]?\s*[?？]?\s*$", plain)
-            # "这集放完它能自己停下吧", "它会自己停吧" (no question mark heard): how it
-            # behaves; "是停还是接着放": which of two
-            or re.search(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?？]?\s*$", plain)
+            or HAPPENED.search(plain)
+            or BEHAVES.search(plain)
+            # "是停还是接着放": which of two
             or re.search(r"是[^，。！？还]{1,4}还是[^，。！？]{1,6}[?？]?\s*$", plain)
         )
         asked = marked or bool(whether) or any(q in words_of for q in p.words("question_words"))
@@ -638,7 +641,7 @@ class Scanner:
             return False
         if not commands:
             return True
-        if re.search(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?？]?\s*$", plain):
+        if BEHAVES.search(plain):
             return True  # "这集放完它能自己停下吧": how it behaves, not a polite command
         first = min(h.start for h in commands)
         if any(w in plain[:first] for w in polite):

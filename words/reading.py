@@ -38,8 +38,10 @@ from typing import Any
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .clauses import (
     A_NOT_A,
+    BEHAVES,
     COMMANDS,
     GROUP,
+    HAPPENED,
     PLACEHOLDER,
     PLAYBACK,
     Clause,
@@ -60,6 +62,10 @@ __all__ = ["Call", "Reading", "Ref", "amount_reply", "read"]
 
 _ORDINAL = re.compile(r"(?:first|second|third|th|\d(?:st|nd|rd))$", re.IGNORECASE)
 """The end of a number said as an ordinal ("first", "eleventh", "2nd"): a place, no amount."""
+
+
+_EPISODE_OVER = re.compile(r"[放播听]完|完了|结束")
+"""Words that an episode is over ("这集放完"): a question of stopping then is of the timer."""
 
 
 _SETTINGS = frozenset({"set_speed", "set_skip", "sleep_timer", "set_volume"})
@@ -883,11 +889,12 @@ class _Reader:
             return bool(
                 re.search(
                     r"(?:有没有|吗|么|会[^，。！？]{0,8}[^不]不)[?？]?$|会[^，。！？]{0,8}吧[?？]?$"
-                    r"|是不是|会不会|了\s*没有?\s*[啊呀呢]?\s*[?？]?$"
-                    r"|[能会](?:自己|自个儿?)[^，。！？]{0,6}吧[?？]?$|是[^，。！？还]{1,4}还是",
+                    r"|是不是|会不会|是[^，。！？还]{1,4}还是",
                     plain,
                 )
                 or A_NOT_A.search(plain)
+                or HAPPENED.search(plain)
+                or BEHAVES.search(plain)
             )
         return bool(
             re.match(
@@ -1176,7 +1183,7 @@ class _Reader:
                 re.match(r"\s*did\b", clause.text)
                 or not any(h.tool in ("sleep_timer", "stop") for h in live)
             )
-            and not re.search(r"[放播听]完|完了|结束", clause.text)
+            and not _EPISODE_OVER.search(clause.text)
         ):  # "did it pause?", "did you stop it?": what it is doing now, not a pause (at an
             # episode's end, "这集放完它能自己停下吧", what the timer is set to)
             return Hit("get_status", "now", 0, 0)
@@ -1185,10 +1192,7 @@ class _Reader:
             and self._asks_yes_no(clause)
             and (
                 any(h.tool in ("sleep_timer", "stop") for h in live)
-                or (
-                    any(h.tool == "pause" for h in live)
-                    and re.search(r"[放播听]完|完了|结束", clause.text)
-                )
+                or (any(h.tool == "pause" for h in live) and _EPISODE_OVER.search(clause.text))
             )
         ):  # "are you going to stop after this chapter?", "is it going to stop on its own?":
             # what the timer is set to

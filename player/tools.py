@@ -22,7 +22,7 @@ import re
 import time
 from typing import Any
 
-from words.numbers import english_number
+from words.numbers import chinese_number, english_number
 from words.text import CJK, fold, normalize
 from words.titles import EXACT, SUBSTRING, is_stop_word, sounds_alike
 
@@ -452,8 +452,13 @@ class PlayerTools:
         if keyword and not await self.names_album(keyword):
             # "播放未初": no book of that title, but an episode of the book heard now
             found = await self._episode_named(keyword)
+            if found is None:
+                found = await self._episode_anywhere(keyword)
             if found is not None:
                 return self._played(await self.play(*found))
+            by = await self._titled_by(keyword)
+            if by is not None:  # "play the habit by tolkien": that author's book
+                keyword = by
         several: list[Album] = []
         if keyword:
             keyword, several = await self._several(keyword)
@@ -463,6 +468,13 @@ class PlayerTools:
             return self._offer("which_of", several, 3, choice=True)
         if not keyword:
             holder = self.now or self.pending
+            if episode_words and section is None:
+                # "孙悟空大闹天宫那集": of the book heard now or left off, else of the library
+                found = await self._episode_named(episode_words)
+                if found is None:
+                    found = await self._episode_anywhere(episode_words)
+                if found is not None:
+                    return self._played(await self.play(*found))
             if holder is not None:
                 keyword = holder.detail.album.id
             elif (left := await self.left_off()) is not None:
@@ -535,7 +547,33 @@ class PlayerTools:
         for mark in self.store.recent_bookmarks(20):
             if mark.album_id in tied:
                 return mark.album_id, []
+        # "Harry Potter and the Sorcerer's Stone" with its English and Chinese editions
+        # here: the one whose title is written as the listener said it
+        script = bool(re.search(f"[{CJK}]", keyword))
+        written = [a for a in tied.values() if bool(re.search(f"[{CJK}]", a.title)) == script]
+        if len(written) == 1 and top >= SUBSTRING:
+            return written[0].id, []
         return keyword, list(tied.values())
+
+    async def _titled_by(self, keyword: str) -> str | None:
+        """The id of the album `keyword` names as a title said loosely (near in spelling,
+        or its words sounding alike) and the name of its author or narrator after "by"
+        ("the habit by tolkien"); None when there is no such name, or not exactly one of
+        that person's books is near the title said."""
+        said = _TITLE_BY.fullmatch(keyword.strip())
+        if said is None:
+            return None
+        who = normalize(said["who"])
+        albums = await asyncio.to_thread(self.library_albums)
+        theirs = [
+            a for a in albums
+            if len(who) >= 3 and who in normalize(f"{a.author or ''} {a.narrator or ''}")
+        ]  # fmt: skip
+        near = [
+            a for a in theirs
+            if album_score(said["title"], a) > 0 or _sounds_like(said["title"], a.title)
+        ]  # fmt: skip
+        return near[0].id if len(near) == 1 else None
 
     async def _episode_named(self, words: str) -> tuple[AlbumDetail, Any] | None:
         """The book loaded now (else the one left off last) and its one episode whose title
@@ -546,6 +584,32 @@ class PlayerTools:
             return None
         chosen = episodes_titled(detail.episodes, words)
         return (detail, chosen[0]) if len(chosen) == 1 else None
+
+    async def _episode_anywhere(self, words: str) -> tuple[AlbumDetail, Any] | None:
+        """The one episode of the local library whose title `words` are (`episodes_titled`:
+        "大闹天宫", with no book named or loaded that has it), or None: none, more than one,
+        or words too short to name one title among all (fewer than three characters of
+        Chinese or two words)."""
+        squashed = "".join(title_tokens(words))
+        if (
+            squashed.isdigit()
+            or len(squashed) < 3
+            or (squashed.isascii() and len(words.split()) < 2)
+        ):
+            return None
+        details = await asyncio.to_thread(self.library.details)
+        found = [(d, e) for d in details for e in episodes_titled(d.episodes, words)]
+        if not found and _CJK_CHAR.fullmatch(squashed[0]):
+            # "孙悟空大闹天宫": the words hold a title's own words ("第五回 大闹天宫")
+            found = [
+                (d, e)
+                for d in details
+                for e in d.episodes
+                if len(own := _EPISODE_NUMBER.sub("", "".join(title_tokens(e.title)))) >= 3
+                and not own.isdigit()
+                and own in squashed
+            ]
+        return found[0] if len(found) == 1 else None
 
     async def _left_off_here(self) -> AlbumDetail | None:
         """The album of the most recent bookmark as known without a network request (a
@@ -1380,6 +1444,21 @@ def title_tokens(text: str) -> list[str]:
     return tokens
 
 
+_TITLE_BY = re.compile(r"(?P<title>.+?)\s+(?:by|from)\s+(?P<who>[a-z][a-z .'-]+)", re.IGNORECASE)
+"""A title and the person after "by" ("the habit by tolkien")."""
+
+
+def _sounds_like(said: str, title: str) -> bool:
+    """True when the words `said` sound, word by word, like `title`'s ("the habit", "The
+    Hobbit"), articles left out of both."""
+    mine = [t for t in title_tokens(said) if t not in ("the", "a", "an")]
+    theirs = [t for t in title_tokens(title) if t not in ("the", "a", "an")]
+    return bool(mine) and len(mine) == len(theirs) and all(map(sounds_alike, theirs, mine))
+
+
+_CHINESE_NUMERALS = re.compile(r"[零〇一二两三四五六七八九十百]+")
+
+
 def episodes_titled(episodes: Any, words: str) -> list[Any]:
     """The episodes whose title `words` name: their title equal to the words (folded, spaces
     and punctuation ignored), else the titles holding them as whole tokens (a word, a
@@ -1390,7 +1469,12 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
     ("桃园三结义" for "第一回 宴桃园豪杰三结义"): the one title holding all their characters
     in order, at least half of its own beside its number; none when two titles do. English
     words heard as others that sound alike ("soul ten" for "Sol 10") name the one title
-    holding such a run."""
+    holding such a run. Chinese numerals said with Latin words are digits ("sol十二" is
+    "Sol 12")."""
+    if re.search(r"[A-Za-z]", words):
+        words = _CHINESE_NUMERALS.sub(
+            lambda m: f" {chinese_number(m.group()) or m.group()} ", words
+        )
     want = title_tokens(words)
     if not want:
         return []

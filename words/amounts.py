@@ -38,10 +38,11 @@ _DURATION_PART = re.compile(
     r"(?P<zh_unit>小时|钟头|分钟|秒钟)"
     r"|\b(?P<frac>(?:(?P<frac_num>an?|one|two|three|\d)[\s-]+)?(?P<frac_den>quarters?|thirds?)"
     r"\s+(?:of\s+)?(?:an?\s+)?(?P<frac_unit>hour|minute)s?)\b"
-    rf"|(?P<n>\d+(?:\.\d+)?|[{_CN}]+)?\s*(?P<half>个半|半)?\s*个?\s*"
+    rf"|(?P<n>\d+(?:\.\d+)?|[{_CN}]+|(?<=[倒退进])几)?\s*(?P<half>个半|半)?\s*个?\s*"
     r"(?P<unit>小时|钟头|刻钟|分钟|分(?!之)|秒钟|秒)(?P<half2>半)?"
     r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
-    r"|\b(?P<en>\d+(?:\.\d+)?|[a-z]+|an?)(?:\s+(?:whole|full|entire|good))?"
+    r"|\b(?P<en>\d+(?:\.\d+)?|(?:a\s+)?couple(?:\s+of)?|a\s+few|[a-z]+|an?)"
+    r"(?:\s+(?:whole|full|entire|good))?"
     r"(?P<and_half>\s+and\s+(?:a\s+)?half)?(?P<and_quarter>\s+and\s+a\s+quarter)?\s+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
     r"(?P<and_half2>\s+and\s+(?:a\s+)?half)?(?P<and_quarter2>\s+and\s+a\s+quarter)?"
@@ -81,10 +82,16 @@ _CLOCK = re.compile(
 )
 
 
+_FEW = {"couple": 2.0, "a couple": 2.0, "few": 3.0, "a few": 3.0, "几": 3.0}
+"""Counts said without a number: "a couple of minutes" 2, "a few" and "倒几分钟" 3."""
+
+
 def _amount(text: str) -> float | None:
-    word = text.strip().lower()
+    word = re.sub(r"\s+", " ", text.strip().lower()).removesuffix(" of")
     if word in ("a", "an"):
         return 1.0
+    if word in _FEW:
+        return _FEW[word]
     try:
         return float(word)
     except ValueError:
@@ -121,13 +128,10 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
         else:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
             said = match.group("n") if match.group("unit") else match.group("en")
-            if (
-                said
-                and counted
-                and said.strip().lower() in ("a", "an")
-                and unit in ("second", "sec")
-            ):
-                continue  # "wait a second" says no amount; "go back a minute" does
+            if said and unit in ("second", "sec", "秒", "秒钟"):
+                few = re.sub(r"\s+", " ", said.strip().lower()).removesuffix(" of") in _FEW
+                if few or (counted and said.strip().lower() in ("a", "an")):
+                    continue  # "wait a second", "倒几秒" say no amount; "go back a minute" does
             if said:
                 number = _amount(said)
             elif match.group("half") in ("半", "个半"):
@@ -153,6 +157,11 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
     return parts
 
 
+def _smallest_unit(seconds: int) -> int:
+    """The smallest unit a duration of `seconds` is said in: an hour, a minute or a second."""
+    return 3600 if seconds % 3600 == 0 else 60 if seconds % 60 == 0 else 1
+
+
 def duration_spans(text: str, *, counted: bool = False) -> list[tuple[int, int, int]]:
     """The durations `text` states as ``(seconds, start, end)``: "三十秒" 30, "两分钟" 120,
     "半小时" 1800, "一个半小时" 5400, "an hour and a half" 5400, "half an hour" 1800,
@@ -161,7 +170,11 @@ def duration_spans(text: str, *, counted: bool = False) -> list[tuple[int, int, 
     say no amount)."""
     spans: list[tuple[int, int, int]] = []
     for seconds, start, end in _parts(text, counted):
-        if spans and _JOINER.fullmatch(text[spans[-1][2] : start]):
+        if (
+            spans
+            and seconds < _smallest_unit(spans[-1][0])
+            and _JOINER.fullmatch(text[spans[-1][2] : start])
+        ):  # "两分钟三十秒" one span; "改成二十秒，十秒太短" two
             spans[-1] = (spans[-1][0] + seconds, spans[-1][1], end)
         else:
             spans.append((seconds, start, end))

@@ -69,6 +69,11 @@ _EPISODE_OVER = re.compile(r"[放播听]完|完了|结束")
 
 
 _SETTINGS = frozenset({"set_speed", "set_skip", "sleep_timer", "set_volume"})
+_SET_TO = re.compile(
+    r"(?:改成|换成|调成|设成|变成|改为|设为|定成|改到|调到)§D|\b(?:to|make it)\s+(?:about\s+|just\s+)?§D",
+    re.IGNORECASE,
+)
+"""An amount said as what a setting becomes ("改成四十五秒", "change it to 45 seconds")."""
 """Tools that set how the book loaded plays: said before a book to play, they are of it."""
 
 
@@ -657,14 +662,19 @@ class _Reader:
         ):  # "a sponsor read at the end of every episode, a full minute. cut it": the skip's verb
             del kept["playback"]
         volume = kept.get("volume")
+        amount = volume and re.match(
+            r"\s*(?:by\s+)?(?:another\s+|about\s+)?(?=§D)|[个了]?(?=§D)",
+            volume[0].text[volume[1].end :],
+        )
         if (
             volume is not None
             and volume[1].kind != "pattern"
-            and re.match(
-                r"\s*(?:by\s+)?(?:another\s+|about\s+)?§D|[个了]?§D",
-                volume[0].text[volume[1].end :],
-            )
+            and amount
             and any(g in kept for g in ("skip", "seek", "sleep"))
+            and not any(
+                held[0] is volume[0] and held[1].start == volume[1].end + amount.end()
+                for held in kept.values()
+            )  # "声音小点半小时后关掉": the amount begins a timer of its own
         ):  # "the intro skip isn't enough, bump it up by fifteen seconds": seconds are no volume
             del kept["volume"]
         self._settle(kept)
@@ -716,6 +726,7 @@ class _Reader:
         extra: dict[str, Any] = {}
         asked = [(c, h) for c, h in acts if h.tool == "search_album"]
         by_clause: dict[int, tuple[Clause, list[Call]]] = {}
+        stepped: list[tuple[Clause, Call]] = []  # episode moves said as seeks
         for clause, hit in sorted(kept.values(), key=lambda ch: ch[0].start + ch[1].start):
             if asked and hit.tool in ("play_book", "resume") and not clause.titles:
                 # "有X吗？放一下", "do you have X? put it on": the book asked about
@@ -737,8 +748,15 @@ class _Reader:
                     "next_episode", "previous_episode", "volume_up", "volume_down"
                 ) else None  # fmt: skip
                 made = [call] * min(times or 1, 9)  # "go back two chapters", "调大两格"
+                if hit.tool == "seek" and call.tool in ("next_episode", "previous_episode"):
+                    stepped.append((clause, call))  # "往前倒一集": a move said as a step
+                    continue
                 by_clause.setdefault(id(clause), (clause, []))[1].extend(made)
                 calls.extend(made)
+        for clause, call in stepped:
+            if call not in calls:  # "往前倒一集，上一回没听明白": one move, said twice
+                by_clause.setdefault(id(clause), (clause, []))[1].append(call)
+                calls.insert(sum(1 for c, _ in kept.values() if c.start < clause.start), call)
         # an amount said beside a command that the command does not carry ("skip fifteen
         # seconds at both ends" read as the next episode): not understood whole, asked first
         unsaid = [v for clause, made in by_clause.values() for v in self._unsaid(clause, made)]
@@ -1448,6 +1466,8 @@ class _Reader:
                 extra["ask_which"] = True  # "放第二部": a part of which series?
                 return Call("")
             if keyword == "的":
+                if self._last_heard(clause):
+                    return self._left_off(clause, extra)  # "接着听昨天那本书"
                 extra["ask_which"] = True
                 return Call("")
             if keyword:
@@ -1462,6 +1482,8 @@ class _Reader:
                         return self._play(clause, [choice], extra)
                     extra["choices"] = tuple(found[:5])
                     return Call("")
+                if self._last_heard(clause):
+                    return self._left_off(clause, extra)  # "the book from last night"
                 named_episode = self._episode_title()
                 if named_episode and (
                     re.fullmatch(rf"{re.escape(named_episode)}\s*那一?\s*[章集回段节]", keyword)
@@ -1487,7 +1509,7 @@ class _Reader:
                 # "午正那一章，直接给我放那个": that episode of the book heard now
                 return Call("play_book", {"episode_title": named_episode})
             if kind == "continue":
-                return Call("resume")
+                return self._left_off(clause, extra)
             return Call("play_book")
         return None
 
@@ -1879,6 +1901,9 @@ class _Reader:
             ):  # "每集最后那段主题曲，跳过半分钟就行": the skip's amount, not a seek
                 claimed, free = False, True
             given = [] if claimed else self._amounts(later, numbers=free)
+            if given and amounts and _SET_TO.search(clause.text):
+                self._described.add(id(later))  # "片头跳过改成四十五秒吧，三十秒不够": the
+                given = []  # new amount is the one set to; the later one tells of the old
             if given:
                 # "shorter than that, make it 10": the amount is all; "…，少跳五秒": its own
                 # word of fewer
@@ -2094,10 +2119,11 @@ class _Reader:
                 return False
         return True
 
-    def _title_said_alone(self, clauses: list[Clause]) -> list[str]:
+    def _title_said_alone(self, clauses: list[Clause], *, several: bool = False) -> list[str]:
         """The one library title a clause of `clauses` is, said another way (misspelt, cut
         short: "Frankenstien", "Huck Finn"), when that clause asks for nothing else and
-        names nothing found; else empty."""
+        names nothing found; with `several`, all the titles it may be ("明朝那些事儿": the
+        series' parts); else empty."""
         if self.index is None:
             return []
         for clause in clauses:
@@ -2113,9 +2139,32 @@ class _Reader:
             if len(words) < (2 if script == "zh" else 4) or len(words.split()) > 4:
                 continue
             found = self.index.lookup(words)
-            if len(found) == 1:
+            if len(found) == 1 or (several and found):
                 return found
         return []
+
+    def _left_off(self, clause: Clause, extra: dict[str, Any]) -> Call:
+        """Continue the book left off (resume), or, when another clause names books alone
+        ("明朝那些事儿，接着上回那儿听"), that book, or of its several the one left off
+        (`Reading.choices`)."""
+        others = [c for c in self.clauses if c is not clause]
+        found = self._title_said_alone(others, several=True)
+        if len(found) == 1:
+            return self._play(clause, found, extra)
+        if found:
+            extra["choices"] = tuple(found[:5])
+            return Call("")
+        return Call("resume")
+
+    def _last_heard(self, clause: Clause) -> bool:
+        """True when `clause` describes the book by when it was heard last ("昨天那本书",
+        "the one I was listening to yesterday"): the book left off, which resume plays."""
+        script = script_of(clause.text)
+        p = self.phrases(script)
+        plain = PLACEHOLDER.sub(" ", clause.text)
+        return any(said_in(w, plain, script) for w in p.words("last_heard")) or any(
+            re.search(x, plain, re.IGNORECASE) for x in p.lexicon.get("last_heard_patterns", ())
+        )
 
     def _describes(self, keyword: str, script: str) -> bool:
         """True when `keyword` speaks of people or times ("我朋友推荐的", "we were

@@ -367,6 +367,57 @@ async def test_an_author_of_two_books_asks_which(make_player, tmp_path):
     assert player.now.detail.album.title == "Matilda"
 
 
+async def test_a_title_held_in_two_editions_plays_the_one_written_as_said(make_player, tmp_path):
+    """ "Harry Potter and the Sorcerer's Stone" names the English edition and the Chinese
+    one (by the catalog's names of the work) equally: the one whose title is written in
+    the words' script plays; "哈利波特" plays the Chinese one."""
+    root = tmp_path / "hp"
+    make_album(root, "Harry Potter and the Philosopher's Stone", ["Chapter 01"], seconds=1.0)
+    make_album(root, "哈利波特与魔法石", ["第1章"], seconds=1.0)
+    player = await make_player(library_paths=[root], language="en")
+    await bounded(player.play_book("harry potter and the sorcerer's stone"))
+    assert player.now.detail.album.title == "Harry Potter and the Philosopher's Stone"
+    await bounded(player.play_book("哈利波特"))
+    assert player.now.detail.album.title == "哈利波特与魔法石"
+
+
+async def test_a_title_said_loosely_with_its_author_plays_that_authors_book(make_player, tmp_path):
+    """ "the habit by tolkien": of Tolkien's books the one whose title sounds like the
+    words; a title near none of that author's books, or a name of nobody here, starts
+    nothing."""
+    root = tmp_path / "by"
+    for title, author in (("The Hobbit", "J. R. R. Tolkien"), ("The Silmarillion", "J. R. R. Tolkien"),
+                          ("The Habit of Art", "Alan Bennett")):  # fmt: skip
+        folder = make_album(root, title, ["Chapter 01"], seconds=1.0)
+        (folder / "album.json").write_text(f'{{"author": "{author}"}}', encoding="utf-8")
+    player = await make_player(library_paths=[root], language="en")
+    await bounded(player.play_book("habit by tolkien"))
+    assert player.now.detail.album.title == "The Hobbit"
+    await bounded(player.stop())
+    result = await bounded(player.play_book("dune by tolkien"))
+    assert player.now is None and "offer" not in result and result["total"] == 0, result
+
+
+async def test_an_episode_title_alone_plays_the_one_book_that_has_it(make_player, tmp_path):
+    """ "大闹天宫" with nothing loaded: the one episode of the library with that title; a
+    title held by two books, or words too short to name one, start nothing."""
+    root = tmp_path / "told"
+    make_album(root, "西游记", ["第一回 猴王出世", "第二回 大闹天宫", "第三回 三打白骨精"],
+               seconds=0.5)  # fmt: skip
+    make_album(root, "三国演义", ["第一回 宴桃园豪杰三结义", "第二回 三打白骨精"], seconds=0.5)
+    fresh = await make_player(library_paths=[root], state_dir=tmp_path / "fresh")
+    for words in ("三打白骨精", "天宫"):  # in two books; two characters
+        await bounded(fresh.play_book(words))
+        assert fresh.now is None, words
+    await bounded(fresh.play_book(episode_title="孙悟空大闹天宫"))  # a title's own words in them
+    assert (fresh.now.detail.album.title, fresh.now.episode.section) == ("西游记", 2)
+    player = await make_player(library_paths=[root])
+    await bounded(player.play_book("大闹天宫"))
+    assert (player.now.detail.album.title, player.now.episode.section) == ("西游记", 2)
+    await bounded(player.play_book("桃园三结义"))  # a title's words in order, in another book
+    assert (player.now.detail.album.title, player.now.episode.section) == ("三国演义", 1)
+
+
 async def test_a_sleep_timer_that_ends_while_the_next_episode_loads_pauses_it(
     make_player, library, sink
 ):
@@ -459,6 +510,8 @@ def test_episode_titles_match_folded_and_as_whole_tokens():
     assert named("第四章未初") == ["第四章 未初"]
     assert named("sol 9") == ["Sol 9"] and named("Sol9") == ["Sol 9"]
     assert named("sol 19") == ["Sol 19"]
+    assert named("sol十九") == ["Sol 19"] and named("sol 九") == ["Sol 9"]  # "放sol十九那一章"
+    assert named("第四章未初") == ["第四章 未初"]  # no Latin word: the numeral stays a character
     assert named("sol") == ["Sol 9", "Sol 19"]  # in both: the caller decides
     assert named("ol 9") == []  # whole words only
     assert named("the carpet bag") == ["Chapter 2: The Carpet-Bag"]

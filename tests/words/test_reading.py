@@ -1726,3 +1726,58 @@ def test_a_third_round_of_names_timers_leaving_and_a_second_command(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # counts said without a number: "a couple" 2, "a few" 3; of seconds, a small step
+        ("back up a couple of minutes", [("seek", {"seconds": -120, "relative": True})]),
+        ("skip ahead a few minutes", [("seek", {"seconds": 180, "relative": True})]),
+        ("往回倒几分钟", [("seek", {"seconds": -180, "relative": True})]),
+        ("rewind a few seconds", [("seek", {"seconds": -10, "relative": True})]),
+        ("倒回去几秒", [("seek", {"seconds": -10, "relative": True})]),
+        ("现在片头跳几秒", [("get_status", {"about": "skip"})]),  # a question stays one
+        # the speed a step goes to
+        ("slow him down to 0.9", [("set_speed", {"rate": 0.9})]),
+        # several episodes back or on with a verb of its own
+        ("倒退两集", [("previous_episode", {})] * 2),
+        ("前进三集", [("next_episode", {})] * 3),
+        # a book to play said after its speed, in one clause
+        ("两倍速放西游记第三集",
+         [("play_book", {"keyword": "西游记", "section": 3}), ("set_speed", {"rate": 2.0})]),
+        ("以后听西游记，开头都跳过半分钟", [("set_skip", {"intro": 30})]),  # a setting, no play
+        # a time into the episode said with the episode
+        ("跳到这一集的第八分钟", [("seek", {"seconds": 480})]),
+        # the book heard last, described by when
+        ("继续放昨天那本", [("resume", {})]),
+        ("put on the book from last night", [("resume", {})]),
+        # one episode move said twice, as a step and as a noun
+        ("往后跳一集，下一集我还没听过", [("next_episode", {})]),
+        # a new amount and the old one beside it
+        ("片尾跳过改成二十秒，十秒太短", [("set_skip", {"outro": 20})]),
+        # a volume step before a timer said without a pause between
+        ("声音小一点四十分钟后关掉",
+         [("volume_down", {}), ("sleep_timer", {"minutes": 40})]),
+        # "enough" that says too little stops nothing; one that ends does
+        ("fifteen is not enough, make the intro skip thirty seconds", [("set_skip", {"intro": 30})]),
+        ("ok that's enough for today", [("stop", {})]),
+        ("turn the whole thing off", [("stop", {})]),
+        ("the pasta's ready", []),
+        ("forget that timer", [("sleep_timer", {"minutes": 0})]),
+        ("how many episode does it have", [("get_status", {"about": "episodes"})]),
+        ("我得下车了", [("pause", {})]),
+    ],
+)  # fmt: skip
+def test_a_fourth_round_of_counts_speeds_steps_and_the_book_heard_last(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_series_named_alone_beside_continue_is_asked_among_its_parts() -> None:
+    """ "明朝那些事儿，接着上回那儿听": the series' parts are the choices (the one left off
+    is then played by the fast path), never a search for "儿"."""
+    reading = read("明朝那些事儿，接着上回那儿听", "zh", INDEX)
+    assert reading.calls == ()
+    assert reading.choices == ("明朝那些事儿 第一部", "明朝那些事儿 第二部")

@@ -43,7 +43,7 @@ _DURATION_PART = re.compile(
     r"|\b(?P<half_en>half\s+(?:an?\s+)?(?P<half_unit>hour|minute))\b"
     r"|\b(?P<en>\d+(?:\.\d+)?|(?:a\s+)?couple(?:\s+of)?|a\s+few|[a-z]+|an?)"
     r"(?:\s+(?:whole|full|entire|good))?"
-    r"(?P<and_half>\s+and\s+(?:a\s+)?half)?(?P<and_quarter>\s+and\s+a\s+quarter)?\s+"
+    r"(?P<and_half>\s+and\s+(?:a\s+)?half)?(?P<and_quarter>\s+and\s+a\s+quarter)?[\s-]+"
     r"(?P<eunit>hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"
     r"(?P<and_half2>\s+and\s+(?:a\s+)?half)?(?P<and_quarter2>\s+and\s+a\s+quarter)?"
     r"(?:\s+and\s+(?P<and_min>\d{1,2}|(?:twenty|thirty|forty|fifty)(?:[\s-](?:one|two|three|"

@@ -97,8 +97,14 @@ class Phrases:
     kind_patterns: list[tuple[Cue, re.Pattern[str]]] = field(default_factory=list)
 
     def words(self, name: str) -> tuple[str, ...]:
-        """A lexicon list, folded ("fillers", "question_words", …); empty when absent."""
-        return tuple(fold(w) for w in self.lexicon.get(name, ()))
+        """A lexicon list, folded ("fillers", "question_words", …); empty when absent. An
+        English phrase of two words or more with an apostrophe is also there without it
+        ("phone's ringing", "phones ringing"), as a recogniser writes it; a single word is
+        not ("we're" would be "were")."""
+        folded = [fold(w) for w in self.lexicon.get(name, ())]
+        if self.language == "en":
+            folded += [w.replace("'", "") for w in folded if "'" in w and " " in w.strip()]
+        return tuple(dict.fromkeys(folded))
 
     def bounded(self, alternatives: list[str]) -> str:
         """A regex alternation of `alternatives` (escaped, the longest first), held to

@@ -2063,6 +2063,8 @@ class _Reader:
                                self.phrases(script).words("fillers"), script).strip()  # fmt: skip
             before = before if said and self.index.lookup(said) else ""
         for n, piece in enumerate((after, before)):
+            if n == 0 and re.match(r"\s*(?:§E-?\d*§\s*)+(?:and|then|after that)\b", piece):
+                continue  # "go to chapter 3 and set a timer": the words of the next act
             piece = re.sub(r"§[DTE]-?\d*§", " ", piece)
             piece = PLACEHOLDER.sub(" ", piece)
             words = (*p.words("fillers"), *p.words("title_wrappers"), *p.words("polite_requests"),
@@ -2263,7 +2265,9 @@ def _numbered_name(lead: str, text: str) -> str:
     "from sol 10"): a name an episode may have; "" when the text does not end so."""
     for lead_at in re.finditer(lead, text):
         found = re.match(
-            r"\s+(?!the\b|a\b)([a-z]+)\s+(?!one\s*$)(\d+|[a-z]+(?:[\s-][a-z]+)?)\s*$",
+            r"\s+(?!(?:the|a|at|in|on|by|for|to|with)\b)([a-z]+)\s+(?!one\s*$)"
+            r"(\d+|[a-z]+(?:[\s-][a-z]+)?)"
+            r"\s*(?:$|(?=(?:and|then)\b(?!\s+an?\s+(?:half|quarter))))",  # "…sol 9 and stop"
             text[lead_at.end() :],
         )
         if found:

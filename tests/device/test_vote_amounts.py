@@ -118,8 +118,8 @@ async def test_a_sure_vote_sets_a_timer_of_the_duration_said_instead_of_a_pause(
          "skip the boring bit where she reads out the title every time", True),
         # the rules hear a noise of the room (quieter); like requests asked for a pause, a
         # call that needs nothing more: that is made
-        ("pause", ["hang on the phones ringing", "the phone is ringing hold on",
-                   "wait the phones ringing"], "oh the phones ringing", False),
+        ("pause", ["hang on the landlines ringing", "the landline is ringing hold on",
+                   "wait the landlines ringing"], "oh the landline is ringing", False),
         # the rules hear "go quiet" (a stop now); like requests asked to stop at the
         # episode's end: the two differ only in when, which like words do not say: asked
         ("sleep:end", ["finish this chapter and then go quiet", "finish this one then go quiet",

@@ -1781,3 +1781,29 @@ def test_a_series_named_alone_beside_continue_is_asked_among_its_parts() -> None
     reading = read("明朝那些事儿，接着上回那儿听", "zh", INDEX)
     assert reading.calls == ()
     assert reading.choices == ("明朝那些事儿 第一部", "明朝那些事儿 第二部")
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a duration written with a hyphen
+        ("set a twenty-minute timer", [("sleep_timer", {"minutes": 20})]),
+        # an episode and the next act after "and": no title in the next act's words
+        ("go to chapter 4 and set a 10-minute timer",
+         [("play_book", {"section": 4}), ("sleep_timer", {"minutes": 10})]),
+        # an episode's own name before "and"
+        ("start Dracula from sol 3 and then turn it down",
+         [("play_book", {"keyword": "Dracula", "episode_title": "sol 3"}), ("volume_down", {})]),
+        ("play Dracula at one and a half speed",
+         [("play_book", {"keyword": "Dracula"}), ("set_speed", {"rate": 1.5})]),
+        # a timer let go, and the book kept on
+        ("never mind that timer, just let it play", [("sleep_timer", {"minutes": 0})]),
+        # stepping away, as a recogniser writes it; an errand after heading out
+        ("hang on the doorbells ringing", [("pause", {})]),
+        ("ok im heading out to get groceries", [("pause", {})]),
+        # a book played for someone, by its verb after who it is for
+        ("给孩子放个西游记", [("play_book", {"keyword": "西游记"})]),
+    ],
+)  # fmt: skip
+def test_a_fifth_round_of_hyphens_episode_names_and_errands(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

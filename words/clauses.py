@@ -450,7 +450,8 @@ class Scanner:
         script = script_of(text)
         if script == "zh":
             # "刚才暂停的西游记", "现在念书的这个声音": a verb before 的 describes, commands
-            # nothing; nor does one before 得 ("讲得怪有意思的": how it is read)
+            # nothing; nor does one before 得 ("讲得怪有意思的": how it is read), but 得了
+            # ends a command ("直接下一集得了")
             hits = [
                 h
                 for h in hits
@@ -458,7 +459,7 @@ class Scanner:
                 or h.tool not in COMMANDS
                 or not (
                     re.match(r"[^，。！？\s§]?的", text[h.end : h.end + 2])
-                    or text[h.end : h.end + 1] == "得"
+                    or (text[h.end : h.end + 1] == "得" and text[h.end : h.end + 2] != "得了")
                     or re.match(
                         r"[着过完烦腻够]|不[见清懂到着进下出了]", text[h.end : h.end + 2]
                     )  # "我听着睡", "听完", "听烦了"

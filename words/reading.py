@@ -52,7 +52,14 @@ from .clauses import (
     script_of,
     strip_words,
 )
-from .numbers import count_value, english_number, number_value, numbers_said, spoken_to_digits
+from .numbers import (
+    chinese_number,
+    count_value,
+    english_number,
+    number_value,
+    numbers_said,
+    spoken_to_digits,
+)
 from .phrases import Phrases, load
 from .text import clean_transcript, fold
 from .titles import Named, TitleIndex, _capitalised, function_only
@@ -228,6 +235,7 @@ _TIMES = re.compile(
 _EPISODE_MARKED = re.compile(
     r"(?<!倒数)第\s*(?P<zh>\d+)\s*[集回章节话讲期]"
     r"|(?<![这那上下每哪前后本])(?P<zh2>\d+)\s*[集回]"
+    r"|(?<=[到去])(?P<zh3>\d+|[一二两三四五六七八九十百]+)\s*[章节]"  # "直接到二十章那里": a place to go, not a count
     r"|(?<!each )(?<!every )\b(?:episode|chapter|ep|ch|chap|section|track)\.?\s*(?:number\s*)?"
     r"(?P<en>\d+)\b"
     r"|\bpart\s+(?P<part>\d+)\b"
@@ -377,7 +385,9 @@ class _Reader:
             return -2 if match.group("back2").lower() in ("second", "2nd") else -3
         if match.group("pen") is not None:
             return -2
-        for group in ("zh", "zh2", "en", "part", "num"):
+        if match.group("zh3") and not match.group("zh3").isdigit():
+            return chinese_number(match.group("zh3"))
+        for group in ("zh", "zh2", "zh3", "en", "part", "num"):
             if match.group(group):
                 return int(match.group(group))
         if match.group("ord") or match.group("ord2"):
@@ -1570,7 +1580,7 @@ class _Reader:
         for clause in self.clauses:
             text = clause.text
             found = re.search(
-                r"(?:(?:从|放|听|播|到)(?:一下)?)?(?:里|中)?(?P<t>[^§，,。的从放听播到]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
+                r"(?:(?:从|放|听|播|到|去)(?:一下)?)?(?:里|中)?(?P<t>[^§，,。的从放听播到去]{1,12}?)\s*那一?\s*(?:章|集|回|段|节)"
                 r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
                 text,
             )

@@ -1807,3 +1807,27 @@ def test_a_series_named_alone_beside_continue_is_asked_among_its_parts() -> None
 )  # fmt: skip
 def test_a_fifth_round_of_hyphens_episode_names_and_errands(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a place to go in the book said without 第, and with a verb of its own
+        ("直接到十五章那里", [("play_book", {"section": 15})]),
+        ("整到第八章去", [("play_book", {"section": 8})]),
+        ("往后跳三章", [("next_episode", {})] * 3),  # a count, not a place
+        # an episode by its title, gone to
+        ("直接去猴王出世那集", [("play_book", {"episode_title": "猴王出世"})]),
+        # 得了 ends a command; 得 alone says how it is read
+        ("太长了，直接下一集得了", [("next_episode", {})]),
+        ("讲得真好", []),
+        # this episode again, in other words, and as a recogniser writes 一遍
+        ("这一集重新来过", [("play_book", {"section": Ref.EPISODE})]),
+        ("再给我念一边", [("play_book", {"section": Ref.EPISODE})]),
+        ("我一边听一边做饭", []),
+    ],
+)  # fmt: skip
+def test_a_sixth_round_of_places_episode_titles_and_once_more(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -1060,8 +1060,9 @@ class PlayerTools:
         episode playing (a sleep timer); its end fades out over a few seconds.
 
         Args:
-            minutes: minutes of the book from now, up to 600 (counted in the book's time:
-                at 1.5x speed 30 minutes pass in 20); 0 cancels the timer.
+            minutes: minutes of listening from now, up to 600: the listener's own minutes
+                while the book plays, whatever its speed (at 1.5x, 30 minutes hold 45 of
+                the book), time paused not counted; 0 cancels the timer.
             end_of_episode: true to pause at the end of the episode (chapter) playing,
                 at its boundary, not mid-sentence.
         """
@@ -1083,7 +1084,7 @@ class PlayerTools:
             return {"message": say(self.language, "sleep_off" if was_set else "about_no_sleep"),
                     "minutes": 0}  # fmt: skip
         self.sleep_left = minutes * 60
-        self.sleep_deadline = time.monotonic() + minutes * 60 / self.speed_now()
+        self.sleep_deadline = time.monotonic() + minutes * 60
         self._sleep_task = self._track(self._sleep_after(minutes * 60), "sleep timer")
         shown = int(minutes) if minutes == int(minutes) else minutes
         return {"message": say(self.language, "sleep_set", minutes=shown), "minutes": shown}
@@ -1378,20 +1379,21 @@ class PlayerTools:
         return [by_title[t] for t in named if t in by_title][:3]
 
     async def _sleep_after(self, seconds: float, settle: float = 30.0) -> None:
-        """Fade out and pause after `seconds` of the book heard (book time: they pass
-        faster at a higher speed; time paused does not count). A timer that ends between
-        two episodes (the next one loading) pauses that one as soon as it plays, within
-        `settle` seconds, instead of being lost while the book plays on."""
+        """Fade out and pause after `seconds` of listening: the listener's seconds while the
+        book plays, at any speed (the timer said is the time they have; blind requests
+        said "一点五倍速，再定个四十分钟" and meant forty minutes of their evening); time
+        paused does not count. A timer that ends between two episodes (the next one
+        loading) pauses that one as soon as it plays, within `settle` seconds, instead of
+        being lost while the book plays on."""
         left = float(seconds)
         last = time.monotonic()
         while left > 0:
-            speed = self.speed_now()
             self.sleep_left = left
-            self.sleep_deadline = last + left / speed
-            await asyncio.sleep(min(1.0, max(0.01, left / speed)))
+            self.sleep_deadline = last + left
+            await asyncio.sleep(min(1.0, max(0.01, left)))
             moment = time.monotonic()
             if self.state == PlayerState.PLAYING:
-                left -= (moment - last) * speed
+                left -= moment - last
             last = moment
         self.sleep_deadline = None
         self.sleep_left = None

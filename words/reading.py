@@ -77,7 +77,7 @@ _EPISODE_OVER = re.compile(r"[放播听]完|完了|结束")
 
 _SETTINGS = frozenset({"set_speed", "set_skip", "sleep_timer", "set_volume"})
 _SET_TO = re.compile(
-    r"(?:改成|换成|调成|设成|变成|改为|设为|定成|改到|调到)§D|\b(?:to|make it)\s+(?:about\s+|just\s+)?§D",
+    r"(?:改成|换成|调成|设成|变成|改为|设为|定成|改到|调到)(?:跳过?)?§D|\b(?:to|make it)\s+(?:about\s+|just\s+)?§D",
     re.IGNORECASE,
 )
 """An amount said as what a setting becomes ("改成四十五秒", "change it to 45 seconds")."""
@@ -688,6 +688,21 @@ class _Reader:
         ):  # "the intro skip isn't enough, bump it up by fifteen seconds": seconds are no volume
             del kept["volume"]
         self._settle(kept)
+        if kept and "playback" not in kept and set(kept) <= {"sleep", "speed", "skip", "volume"}:
+            # "Chapter 3 of The Martian, and stop when it's done": a clause that is a book
+            # (and its episode) alone, beside what is set of it, asks for that book
+            alone = [
+                c for c in clauses
+                if c.titles and not c.hits and not c.question and not c.later
+                and not strip_words(
+                    PLACEHOLDER.sub(" ", c.text).strip(" ,.!?，。！？"),
+                    (*self.phrases(script_of(c.text)).words("fillers"), "of", "the", "的"),
+                    script_of(c.text),
+                ).strip()
+            ]  # fmt: skip
+            if len(alone) == 1:
+                kept["playback"] = (alone[0], Hit("play_book", "cues", 0, 0))
+                self._given.add(id(alone[0]))  # its episode is the book's, no other amount
         playback = kept.get("playback")
         if playback is not None and playback[1].tool in ("play_book", "resume"):
             instead = self._corrected_book(playback[0])
@@ -1379,6 +1394,8 @@ class _Reader:
             seconds = self._slot_seconds(hit)
             if kind == "cues" and len(self.durations) == 1:
                 seconds = self.durations[0]  # "put a timer on it, say an hour and ten"
+            elif kind == "cues" and (beside := _amount_beside(clause.text, hit)) is not None:
+                seconds = beside  # "skip 20 seconds of intro and set a 30 minute timer"
             elif kind != "pattern":
                 return None
             if seconds is None:
@@ -1520,6 +1537,9 @@ class _Reader:
                 return Call("play_book", {"episode_title": named_episode})
             if kind == "continue":
                 return self._left_off(clause, extra)
+            if said := self._episode_said_alone(clause):
+                # "鲁提辖拳打镇关西，放这个": the words of an episode's title, then play it
+                return Call("play_book", {"episode_title": said})
             return Call("play_book")
         return None
 
@@ -1544,7 +1564,43 @@ class _Reader:
             args["section"] = section
         elif named_episode := self._episode_title():
             args["episode_title"] = named_episode  # "长安十二时辰，放午正那一章"
+        elif after := self._after_title(clause):
+            args["episode_title"] = after  # "播放西游记大闹天宫"
         return Call("play_book", args)
+
+    def _episode_said_alone(self, clause: Clause) -> str:
+        """Chinese words that are a clause of their own beside `clause` (four to sixteen
+        characters, none of a sentence's, no act, no title), as an episode's title
+        may be ("鲁提辖拳打镇关西，放这个"); else ""."""
+        chars = set(self.zh.lexicon.get("sentence_chars", ""))
+        for other in self.clauses:
+            words = other.text.strip(" ,.!?，。！？")
+            if (
+                other is not clause
+                and not other.hits
+                and not other.titles
+                and not other.question
+                and re.fullmatch(r"[\u3400-\u9fff]{4,16}", words)
+                and not any(ch in chars for ch in words)
+            ):
+                return words
+        return ""
+
+    def _after_title(self, clause: Clause) -> str:
+        """Chinese words said right after the title in `clause`, to its end, that may be an
+        episode's title ("播放西游记大闹天宫": 大闹天宫): two to twelve characters, none of
+        them a sentence's (so "给孩子听", "吧" are none) and no word of a kind of book
+        ("评书", "原著", "全集"); else ""."""
+        found = re.search(r"§B\d+§\s*的?\s*([\u3400-\u9fff]{2,12})\s*[。！!]?\s*$", clause.text)
+        if found is None or (clause.hits and any(h.start >= found.start(1) for h in clause.hits)):
+            return ""
+        words = found.group(1)
+        chars = set(self.zh.lexicon.get("sentence_chars", ""))
+        if any(ch in chars for ch in words) or any(w in words for w in self.zh.words("book_kinds")):
+            return ""
+        if self.index is not None and self.index.lookup(words):
+            return ""  # "金宇澄的繁华": the title itself, after its author's name
+        return words
 
     def _part(self, call: Call) -> Call:
         """ "part two of The Martian": the episode titled "… Part 2" if the book has one (else
@@ -1892,6 +1948,13 @@ class _Reader:
         if (asked or said("ask_words")) and not changes:
             return Hit("get_status", "skip", 0, 0)
         amounts = self._amounts(clause)
+        timed = [
+            _amount_beside(clause.text, h)
+            for h in clause.hits
+            if h.tool == "sleep_timer" and h.kind == "cues"
+        ]  # "skip 20 seconds of intro and set a 30 minute timer": the timer's amount
+        if len(amounts) > 1:
+            amounts = [a for a in amounts if a not in timed] or amounts
         sign_here = True  # a word of more or fewer counts with an amount of its own clause
         sign = 1 if said("more_words") else -1 if said("less_words") else 0
         at = next((i for i, c in enumerate(self.clauses) if c is clause), len(self.clauses))
@@ -2268,6 +2331,15 @@ class _Reader:
                 guess=True,
             )
         return Reading(**base, tools=hints, why="no reading: the model's")
+
+
+def _amount_beside(text: str, hit: Hit) -> int | None:
+    """The one duration said right beside `hit`'s words in `text` ("a §D1800§ timer",
+    "timer for §D1800§", "定个§D2400§的定时"), in seconds; None for none or two."""
+    before = re.findall(r"§D(\d+)§[^§,，。.!?！？]{0,4}$", text[: hit.start])
+    after = re.findall(r"^[^§,，。.!?！？]{0,6}?§D(\d+)§", text[hit.end :])
+    found = before + after
+    return int(found[0]) if len(found) == 1 else None
 
 
 def _numbered_name(lead: str, text: str) -> str:

@@ -8,6 +8,7 @@ import asyncio
 import datetime
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -554,16 +555,25 @@ async def test_a_timer_end_fades_out_then_pauses(make_player, library):
     assert player.now.position < 0.5  # resume replays what faded
 
 
-async def test_the_sleep_timer_counts_book_time(make_player, tmp_path, minute):
+async def test_the_sleep_timer_counts_the_listeners_time_at_any_speed(
+    make_player, tmp_path, minute
+):
+    """ "一点五倍速，再定个四十分钟": forty of the listener's minutes, not forty of the book's
+    (which would end the evening a third early); time paused does not count."""
     shelf(tmp_path / "lib", "一分钟", minute)
     player = await make_player(library_paths=[tmp_path / "lib"], sink=RecordingSink(speed=1.0))
     await bounded(player.play_book("一分钟"))
     await bounded(player.set_speed(2.0))
     await bounded(player.sleep_timer(2))
+    assert player.sleep_deadline - time.monotonic() == pytest.approx(120, abs=0.5)
     await asyncio.sleep(1.2)
     left = player.sleep_left
-    assert left == pytest.approx(120 - 2 * 1.2, abs=0.8)  # two seconds of book a second
+    assert left == pytest.approx(120 - 1.2, abs=0.6)  # one second a second, at 2x too
     assert (await bounded(player.get_status()))["sleep_minutes"] == 2
+    await bounded(player.pause())
+    held = player.sleep_left
+    await asyncio.sleep(1.2)
+    assert player.sleep_left == pytest.approx(held, abs=0.1)  # paused: it waits
 
 
 # -- volume limits ---------------------------------------------------------------------------

@@ -1831,3 +1831,35 @@ def test_a_sixth_round_of_places_episode_titles_and_once_more(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # a timer's amount beside its word, and a skip's beside its own
+        ("skip 10 seconds of every intro and put on a 20 minute timer",
+         [("set_skip", {"intro": 10}), ("sleep_timer", {"minutes": 20})]),
+        # the amount a skip is changed to, said with its verb
+        ("片尾改成跳二十秒吧，十秒太短", [("set_skip", {"outro": 20})]),
+        # a book alone in its clause, beside what is set of it
+        ("Chapter 2 of Dracula, and stop when it's done",
+         [("play_book", {"keyword": "Dracula", "section": 2}),
+          ("sleep_timer", {"end_of_episode": True})]),
+        ("三体第五集，一点五倍速",
+         [("play_book", {"keyword": "三体", "section": 5}), ("set_speed", {"rate": 1.5})]),
+        # an episode's title after the book's, or in a clause of its own
+        ("播放西游记三打白骨精", [("play_book", {"keyword": "西游记", "episode_title": "三打白骨精"})]),
+        ("播放西游记给孩子听", [("play_book", {"keyword": "西游记"})]),
+        ("放西游记评书", [("play_book", {"keyword": "西游记"})]),
+        ("三打白骨精，放这个", [("play_book", {"episode_title": "三打白骨精"})]),
+        # a place, not a stop; where the listener left off
+        ("oh this is our stop", [("pause", {})]),
+        ("go on with the book from where we left off", [("resume", {})]),
+        ("倒回去三级", [("previous_episode", {})] * 3),
+        ("饭好了，吃完饭再听", [("pause", {})]),
+    ],
+)  # fmt: skip
+def test_a_seventh_round_of_amounts_beside_their_words_and_episode_titles(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

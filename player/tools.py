@@ -430,7 +430,9 @@ class PlayerTools:
 
         Cached or local episodes start at once; others download in the background and play
         when ready. A keyword that names no album here but the title of one episode of the
-        book loaded now (else the one listened to last) plays that episode.
+        book loaded now (else the one listened to last, else the one episode of the local
+        library so titled: "大闹天宫") plays that episode; a title said loosely with its
+        author after "by" ("the habit by tolkien") plays that author's book.
 
         Args:
             keyword: book title, or an album id from search_album; omitted = the book
@@ -439,9 +441,11 @@ class PlayerTools:
                 episode, -2 the one before it); omitted = continue from the bookmark
                 where this book was left, or from episode 1.
             episode_title: words of an episode's title ("未初", "Sol 9"): play the episode
-                of this book whose title they are, or are in; a title with no such
-                episode is an error and nothing starts, unless a section is given too
-                ("part 2": the episode titled "… Part 2", else episode 2).
+                of this book whose title they are, or are in (with no keyword, of the
+                book loaded now, else of the one episode of the local library so titled);
+                a title with no such episode is an error and nothing starts, unless a
+                section is given too ("part 2": the episode titled "… Part 2", else
+                episode 2).
         """
         keyword = self.clean_keyword(keyword)
         episode_words = self.clean_keyword(episode_title)
@@ -1380,9 +1384,9 @@ class PlayerTools:
 
     async def _sleep_after(self, seconds: float, settle: float = 30.0) -> None:
         """Fade out and pause after `seconds` of listening: the listener's seconds while the
-        book plays, at any speed (the timer said is the time they have; blind requests
-        said "一点五倍速，再定个四十分钟" and meant forty minutes of their evening); time
-        paused does not count. A timer that ends between two episodes (the next one
+        book plays, at any speed (the time said is the time they have: "一点五倍速，再定个
+        四十分钟" is forty minutes of the evening, not forty of the book); time paused does
+        not count. A timer that ends between two episodes (the next one
         loading) pauses that one as soon as it plays, within `settle` seconds, instead of
         being lost while the book plays on."""
         left = float(seconds)

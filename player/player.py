@@ -213,6 +213,8 @@ class Player(PlayerTools):
         self.last_error = ""
         self.sleep_deadline: float | None = None
         self.sleep_left: float | None = None
+        # the local episodes' title tokens, read once per library scan (_episode_index)
+        self._titles_seen: tuple[tuple[int, ...], list[tuple]] | None = None
         self.sleep_at_end = False
         self.timer_dropped = False
         self._index: tuple[tuple, TitleIndex] | None = None

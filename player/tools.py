@@ -590,30 +590,51 @@ class PlayerTools:
         return (detail, chosen[0]) if len(chosen) == 1 else None
 
     async def _episode_anywhere(self, words: str) -> tuple[AlbumDetail, Any] | None:
-        """The one episode of the local library whose title `words` are (`episodes_titled`:
-        "大闹天宫", with no book named or loaded that has it), or None: none, more than one,
-        or words too short to name one title among all (fewer than three characters of
-        Chinese or two words)."""
-        squashed = "".join(title_tokens(words))
+        """The one episode of the local library whose title `words` are, or hold as whole
+        tokens ("大闹天宫", with no book named or loaded that has it), or whose title's own
+        words (its number left out) they hold ("孙悟空大闹天宫" for "第五回 大闹天宫"); None:
+        none, more than one, or words too short to name one title among all (fewer than
+        three characters of Chinese, or one word). The titles' tokens are read once per
+        library scan (`_episode_index`)."""
+        want = title_tokens(words)
+        squashed = "".join(want)
         if (
             squashed.isdigit()
             or len(squashed) < 3
             or (squashed.isascii() and len(words.split()) < 2)
         ):
             return None
-        details = await asyncio.to_thread(self.library.details)
-        found = [(d, e) for d in details for e in episodes_titled(d.episodes, words)]
+        index = await asyncio.to_thread(self._episode_index)
+        size = len(want)
+        found = [
+            (detail, episode)
+            for detail, episode, tokens, joined, _own in index
+            if squashed in joined
+            and any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1))
+        ]
         if not found and _CJK_CHAR.fullmatch(squashed[0]):
-            # "孙悟空大闹天宫": the words hold a title's own words ("第五回 大闹天宫")
             found = [
-                (d, e)
-                for d in details
-                for e in d.episodes
-                if len(own := _EPISODE_NUMBER.sub("", "".join(title_tokens(e.title)))) >= 3
-                and not own.isdigit()
-                and own in squashed
+                (detail, episode)
+                for detail, episode, _tokens, _joined, own in index
+                if len(own) >= 3 and not own.isdigit() and own in squashed
             ]
         return found[0] if len(found) == 1 else None
+
+    def _episode_index(self) -> list[tuple[AlbumDetail, Any, list[str], str, str]]:
+        """Every local episode with its title's tokens, their join and the join without the
+        episode's number (``(detail, episode, tokens, joined, own)``); built again only
+        when the library's scan changed (blocking: call it off the event loop)."""
+        details = self.library.details()
+        key = tuple(id(d) for d in details)
+        if self._titles_seen is None or self._titles_seen[0] != key:
+            rows = []
+            for detail in details:
+                for episode in detail.episodes:
+                    tokens = title_tokens(episode.title)
+                    joined = "".join(tokens)
+                    rows.append((detail, episode, tokens, joined, _EPISODE_NUMBER.sub("", joined)))
+            self._titles_seen = (key, rows)
+        return self._titles_seen[1]
 
     async def _left_off_here(self) -> AlbumDetail | None:
         """The album of the most recent bookmark as known without a network request (a

@@ -414,7 +414,9 @@ async def test_an_episode_title_alone_plays_the_one_book_that_has_it(make_player
     player = await make_player(library_paths=[root])
     await bounded(player.play_book("大闹天宫"))
     assert (player.now.detail.album.title, player.now.episode.section) == ("西游记", 2)
-    await bounded(player.play_book("桃园三结义"))  # a title's words in order, in another book
+    await bounded(player.play_book("桃园三结义"))  # a title's words in order: only in the book
+    assert (player.now.detail.album.title, player.now.episode.section) == ("西游记", 2)  # heard
+    await bounded(player.play_book("宴桃园豪杰三结义"))  # a title's own words, in another book
     assert (player.now.detail.album.title, player.now.episode.section) == ("三国演义", 1)
 
 

@@ -887,7 +887,8 @@ class PlayerTools:
             key = "about_time_left" if about == "time_left" else "about_length"
             outro = self.book_settings(album)[2]  # the end skipped is not heard: not left
             rest = max(0.0, duration - min(outro, duration) - position)
-            message = say(lang, key, rest=clock(lang, rest),
+            # to the nearest second: 299.98 s left is "5:00", not "4:59"
+            message = say(lang, key, rest=clock(lang, rest + 0.5),
                           dur=clock(lang, duration), album=name, count=count)  # fmt: skip
         elif about == "author":
             message = (say(lang, "about_author", album=name, author=album.author)

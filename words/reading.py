@@ -687,7 +687,7 @@ class _Reader:
             )  # "声音小点半小时后关掉": the amount begins a timer of its own
         ):  # "the intro skip isn't enough, bump it up by fifteen seconds": seconds are no volume
             del kept["volume"]
-        self._settle(kept)
+        self._settle(kept, replaced)
         if kept and "playback" not in kept and set(kept) <= {"sleep", "speed", "skip", "volume"}:
             # "Chapter 3 of The Martian, and stop when it's done": a clause that is a book
             # (and its episode) alone, beside what is set of it, asks for that book
@@ -949,7 +949,11 @@ class _Reader:
             or re.match(r"or\b", plain)
         )
 
-    def _settle(self, kept: dict[str, tuple[Clause, Hit]]) -> None:
+    def _settle(
+        self,
+        kept: dict[str, tuple[Clause, Hit]],
+        replaced: dict[str, tuple[Clause, Hit]] | None = None,
+    ) -> None:
         """Drops from `kept` what another kept act says better:
 
         - an amount to move beats an "again" said in a clause of its own ("rewind about two
@@ -1004,6 +1008,9 @@ class _Reader:
                 # stop after this chapter": the stop is the timer's
                 del kept["playback"]
                 playback = None
+                before = (replaced or {}).get("playback")
+                if before is not None and before[1].tool in ("next_episode", "previous_episode"):
+                    kept["playback"] = playback = before  # "next chapter and pause at its end"
         speed, volume = kept.get("speed"), kept.get("volume")
         if (
             speed
@@ -1643,6 +1650,11 @@ class _Reader:
             if not found:
                 # "put on the martian from sol ten", "jump to Sol 12 in The Martian": an
                 # episode's own name
+                latin = re.search(
+                    r"§B\d+§(?:的|那个|里的|里|中的)\s*([a-z]+)\s*(\d+)(?![\d.])", text
+                )  # "火星救援那个sol 10放一下": a Latin episode name in Chinese words
+                if latin and latin.group(1) not in ("chapter", "episode", "part", "ch", "ep"):
+                    return f"{latin.group(1)} {latin.group(2)}"
                 named = _numbered_name(
                     r"(?:\b(?:from|to|play|put on)|§B\d+§,?)(?!\s+(?:chapter|episode|part|"
                     r"volume|speed|minute|second|level|percent|number|page|track|ch|ep|book|"
@@ -2292,6 +2304,15 @@ class _Reader:
             found = self._title_said_alone(clauses)
             named, leftover = (found, "") if found else (named, leftover)
         named_episode = self._episode_title() if len(named) == 1 and not base["episode"] else ""
+        if len(named) == 1 and not base["episode"] and not named_episode:
+            # "The Martian, Sol 14 please": a clause that is an episode's name alone
+            for clause in clauses:
+                lone = _LONE_NAME.fullmatch(PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?"))
+                number = lone and (
+                    int(lone.group(2)) if lone.group(2).isdigit() else english_number(lone.group(2))
+                )
+                if number:
+                    named_episode = f"{lone.group(1)} {number}"
         if named_episode and not question:  # "长安十二时辰 午正那一章"
             return Reading(
                 **base,
@@ -2333,6 +2354,14 @@ class _Reader:
         return Reading(**base, tools=hints, why="no reading: the model's")
 
 
+_LONE_NAME = re.compile(
+    r"(?:the\s+)?(?!(?:the|a|an|um|uh|chapter|episode|part|volume|speed|level|number|page|track|book|"
+    r"season|minute|second|times?)\b)([a-z]+)\s+(\d+|[a-z]+(?:[\s-][a-z]+)?)"
+    r"(?:\s+(?:please|thanks|now))?"
+)
+"""A clause that is an episode's name alone, a word and its number ("sol 14 please")."""
+
+
 def _amount_beside(text: str, hit: Hit) -> int | None:
     """The one duration said right beside `hit`'s words in `text` ("a §D1800§ timer",
     "timer for §D1800§", "定个§D2400§的定时"), in seconds; None for none or two."""
@@ -2349,7 +2378,8 @@ def _numbered_name(lead: str, text: str) -> str:
         found = re.match(
             r"\s+(?!(?:the|a|at|in|on|by|for|to|with)\b)([a-z]+)\s+(?!one\s*$)"
             r"(\d+|[a-z]+(?:[\s-][a-z]+)?)"
-            r"\s*(?:$|(?=(?:and|then)\b(?!\s+an?\s+(?:half|quarter))))",  # "…sol 9 and stop"
+            r"\s*(?:(?:please|thanks|thank you|now)\s*)?"
+            r"(?:$|(?=(?:and|then)\b(?!\s+an?\s+(?:half|quarter))))",  # "…sol 9 and stop"
             text[lead_at.end() :],
         )
         if found:

@@ -1863,3 +1863,24 @@ def test_a_seventh_round_of_amounts_beside_their_words_and_episode_titles(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # an episode heard before is skipped, not gone back to
+        ("I've already heard this episode before", [("next_episode", {})]),
+        ("go to the episode before", [("previous_episode", {})]),
+        # the end of the episode just named
+        ("go on to the next chapter and pause at the end of it",
+         [("next_episode", {}), ("sleep_timer", {"end_of_episode": True})]),
+        # an episode's own name, alone in its clause or after the title in Chinese words
+        ("Dracula, Sol 3 please", [("play_book", {"keyword": "Dracula", "episode_title": "sol 3"})]),
+        ("德古拉那个sol 5放一下", [("play_book", {"keyword": "Dracula", "episode_title": "sol 5"})]),
+        ("um, the Dracula one", []),  # "one" names no episode "the 1"
+        # leaving for the day
+        ("ok I'm off to school, see you later", [("pause", {})]),
+    ],
+)  # fmt: skip
+def test_an_eighth_round_of_episodes_heard_named_and_ended(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

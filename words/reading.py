@@ -751,7 +751,7 @@ class _Reader:
         extra: dict[str, Any] = {}
         asked = [(c, h) for c, h in acts if h.tool == "search_album"]
         by_clause: dict[int, tuple[Clause, list[Call]]] = {}
-        stepped: list[tuple[Clause, Call]] = []  # episode moves said as seeks
+        stepped: list[Call] = []  # episode moves said as seeks
         for clause, hit in sorted(kept.values(), key=lambda ch: ch[0].start + ch[1].start):
             if asked and hit.tool in ("play_book", "resume") and not clause.titles:
                 # "有X吗？放一下", "do you have X? put it on": the book asked about
@@ -774,14 +774,12 @@ class _Reader:
                 ) else None  # fmt: skip
                 made = [call] * min(times or 1, 9)  # "go back two chapters", "调大两格"
                 if hit.tool == "seek" and call.tool in ("next_episode", "previous_episode"):
-                    stepped.append((clause, call))  # "往前倒一集": a move said as a step
-                    continue
+                    stepped.append(call)  # "往前倒一集": a move said as a step
                 by_clause.setdefault(id(clause), (clause, []))[1].extend(made)
                 calls.extend(made)
-        for clause, call in stepped:
-            if call not in calls:  # "往前倒一集，上一回没听明白": one move, said twice
-                by_clause.setdefault(id(clause), (clause, []))[1].append(call)
-                calls.insert(sum(1 for c, _ in kept.values() if c.start < clause.start), call)
+        for call in stepped:
+            if calls.count(call) > 1:  # "往前倒一集，上一回没听明白": one move, said twice
+                calls.remove(call)
         # an amount said beside a command that the command does not carry ("skip fifteen
         # seconds at both ends" read as the next episode): not understood whole, asked first
         unsaid = [v for clause, made in by_clause.values() for v in self._unsaid(clause, made)]

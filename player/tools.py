@@ -605,12 +605,10 @@ class PlayerTools:
         ):
             return None
         index = await asyncio.to_thread(self._episode_index)
-        size = len(want)
         found = [
             (detail, episode)
             for detail, episode, tokens, joined, _own in index
-            if squashed in joined
-            and any(tokens[i : i + size] == want for i in range(len(tokens) - size + 1))
+            if squashed in joined and _holds(tokens, want)
         ]
         if not found and _CJK_CHAR.fullmatch(squashed[0]):
             found = [
@@ -1530,18 +1528,18 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
 
 
 def _holding(episodes: Any, want: list[str], same: Any) -> list[Any]:
-    """The episodes whose title tokens hold a run of `want`'s length, token by token the
-    `same` (``same(title token, said token)``), in section order."""
+    """The episodes whose title tokens hold a run of `want` (`_holds`), in section order."""
+    return [e for e in episodes if _holds(title_tokens(e.title), want, same)]
+
+
+def _holds(tokens: list[str], want: list[str], same: Any = str.__eq__) -> bool:
+    """True when `tokens` hold a run of `want`'s length, token by token the `same`
+    (``same(title token, said token)``)."""
     size = len(want)
-    found = []
-    for episode in episodes:
-        tokens = title_tokens(episode.title)
-        if any(
-            all(same(t, w) for t, w in zip(tokens[i : i + size], want, strict=True))
-            for i in range(len(tokens) - size + 1)
-        ):
-            found.append(episode)
-    return found
+    return any(
+        all(same(t, w) for t, w in zip(tokens[i : i + size], want, strict=True))
+        for i in range(len(tokens) - size + 1)
+    )
 
 
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")

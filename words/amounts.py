@@ -86,8 +86,13 @@ _FEW = {"couple": 2.0, "a couple": 2.0, "few": 3.0, "a few": 3.0, "几": 3.0}
 """Counts said without a number: "a couple of minutes" 2, "a few" and "倒几分钟" 3."""
 
 
+def _count_word(text: str) -> str:
+    """`text` as a count word is looked up: lower case, one space, "of" after it left out."""
+    return re.sub(r"\s+", " ", text.strip().lower()).removesuffix(" of")
+
+
 def _amount(text: str) -> float | None:
-    word = re.sub(r"\s+", " ", text.strip().lower()).removesuffix(" of")
+    word = _count_word(text)
     if word in ("a", "an"):
         return 1.0
     if word in _FEW:
@@ -129,8 +134,8 @@ def _parts(text: str, counted: bool) -> list[tuple[int, int, int]]:
             unit = match.group("unit") or match.group("eunit").lower().rstrip("s")
             said = match.group("n") if match.group("unit") else match.group("en")
             if said and unit in ("second", "sec", "秒", "秒钟"):
-                few = re.sub(r"\s+", " ", said.strip().lower()).removesuffix(" of") in _FEW
-                if few or (counted and said.strip().lower() in ("a", "an")):
+                word = _count_word(said)
+                if word in _FEW or (counted and word in ("a", "an")):
                     continue  # "wait a second", "倒几秒" say no amount; "go back a minute" does
             if said:
                 number = _amount(said)

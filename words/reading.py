@@ -76,12 +76,12 @@ _EPISODE_OVER = re.compile(r"[放播听]完|完了|结束")
 
 
 _SETTINGS = frozenset({"set_speed", "set_skip", "sleep_timer", "set_volume"})
+"""Tools that set how the book loaded plays: said before a book to play, they are of it."""
 _SET_TO = re.compile(
     r"(?:改成|换成|调成|设成|变成|改为|设为|定成|改到|调到)(?:跳过?)?§D|\b(?:to|make it)\s+(?:about\s+|just\s+)?§D",
     re.IGNORECASE,
 )
 """An amount said as what a setting becomes ("改成四十五秒", "change it to 45 seconds")."""
-"""Tools that set how the book loaded plays: said before a book to play, they are of it."""
 
 
 class Ref(StrEnum):
@@ -948,9 +948,7 @@ class _Reader:
         )
 
     def _settle(
-        self,
-        kept: dict[str, tuple[Clause, Hit]],
-        replaced: dict[str, tuple[Clause, Hit]] | None = None,
+        self, kept: dict[str, tuple[Clause, Hit]], replaced: dict[str, tuple[Clause, Hit]]
     ) -> None:
         """Drops from `kept` what another kept act says better:
 
@@ -1006,7 +1004,7 @@ class _Reader:
                 # stop after this chapter": the stop is the timer's
                 del kept["playback"]
                 playback = None
-                before = (replaced or {}).get("playback")
+                before = replaced.get("playback")
                 if before is not None and before[1].tool in ("next_episode", "previous_episode"):
                     kept["playback"] = playback = before  # "next chapter and pause at its end"
         speed, volume = kept.get("speed"), kept.get("volume")

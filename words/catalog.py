@@ -40,8 +40,37 @@ def works() -> tuple[tuple[str, ...], ...]:
         zh = [str(n).strip() for n in work.get("zh", ()) if str(n).strip()]
         if not en or not zh:
             raise ValueError(f"catalog work {number} needs an English and a Chinese title")
-        found.append(tuple(dict.fromkeys(en + zh)))
+        found.append(tuple(dict.fromkeys(en + zh + _series_names(work, number))))
     return tuple(found)
+
+
+_EN_COUNTS = "one two three four five six seven eight nine ten".split()
+_EN_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_ZH_COUNTS = "一二三四五六七八九十"
+
+
+def _series_names(work: dict, number: int) -> list[str]:
+    """A series volume said by its series and part (``series = ["Harry Potter", "哈利波特"]``
+    and ``part = 2`` in works.toml): "Harry Potter 2", "Harry Potter two", "Harry Potter book
+    two", "the second Harry Potter", 哈利波特第二部, 哈利波特2; raises ValueError for a
+    series without a part from 1 to 10."""
+    series = [str(n).strip() for n in work.get("series", ()) if str(n).strip()]
+    if not series:
+        return []
+    part = work.get("part")
+    if not isinstance(part, int) or not 1 <= part <= 10:
+        raise ValueError(f"catalog work {number}: a series volume needs a part from 1 to 10")
+    word, ordinal, zh = _EN_COUNTS[part - 1], _EN_ORDINALS[part - 1], _ZH_COUNTS[part - 1]
+    names = []
+    for name in series:
+        if has_cjk(name):
+            names += [f"{name}{part}", f"{name}{zh}"]
+            names += [f"{name}第{n}{unit}" for n in (part, zh) for unit in "部本册卷"]
+        else:
+            names += [f"{name} {part}", f"{name} {word}", f"the {ordinal} {name}"]
+            names += [f"{name} {unit} {n}" for unit in ("book", "part") for n in (part, word)]
+            names += [f"{ordinal} {name} book", f"the {ordinal} {name} book"]
+    return names
 
 
 @cache

@@ -473,6 +473,10 @@ class Scanner:
             finish = set(p.words("finish_words"))
             hits = [h for h in hits if text[h.start : h.end] not in finish
                     or not re.search(until, text[: h.start])]  # fmt: skip
+            # "from the next chapter on": every episode from then, no move to the next
+            every = [m.span() for m in _words_in(p.words("every_episode"), text, "en")]
+            hits = [h for h in hits if h.tool != "next_episode"
+                    or not any(a <= h.start and h.end <= b for a, b in every)]  # fmt: skip
         if script == "zh":  # "一倍半就够了": enough of an amount, no stop
             hits = [h for h in hits if not (h.tool == "stop" and text[h.start : h.end].startswith("够")
                                             and text[max(0, h.start - 1) : h.start] == "就")]  # fmt: skip
@@ -607,6 +611,8 @@ class Scanner:
                 return True
             if re.match(r"(?:will|would|does|is) (?:it|this|that)\b|is it going to\b", lead):
                 return True  # "will it keep going into the next chapter?": how it behaves
+            if re.match(r"(?:are|were) you (?:still |currently |now |already )?\w+ing\b", lead):
+                return True  # "are you skipping anything at the end?": what it does now
             if re.match(
                 r"(?:you'?re|you are|it'?s|it is) (?:gonna|going to)\b", lead
             ) and re.search(r"\b(?:right|yeah|correct)\s*[?？]?\s*$", plain):
@@ -680,10 +686,23 @@ class Scanner:
             return "volume_down"
         return None
 
+    def asleep(self, clauses: list[Clause]) -> bool:
+        """True when the words tell only that someone by the box has fallen asleep ("宝宝
+        睡着了", "the baby's finally asleep"): the book's listener sleeps, a pause. Not when
+        they only just fell asleep or nearly have (``just_words``: keep it quiet, a volume
+        step), when the sound itself is spoken of, or when the speaker is the one who slept
+        (``self_words``: "我刚才睡着了")."""
+        if not self.count(clauses, "asleep_situations"):
+            return False
+        return not self.count(
+            clauses, "just_words", "self_words", "louder_signals", "quieter_signals", "volume_nouns"
+        )
+
     def leaving(self, clauses: list[Clause]) -> bool:
         """True when the words tell that the listener steps away ("我得去看一眼", "someone's
-        at the door"): a pause to ask about."""
-        return self.count(clauses, "leaving_situations") > 0
+        at the door") or that what plays is not for a child beside them (``unsuitable_
+        situations``: "这段太吓人了，闺女在旁边呢"): a pause."""
+        return self.count(clauses, "leaving_situations", "unsuitable_situations") > 0
 
     def own_task(self, clause: Clause) -> bool:
         """True when `clause` tells of the listener's own errand ("i need to pick up the

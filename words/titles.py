@@ -2,7 +2,8 @@
 
 `match_score` ranks one album against a search keyword (the player's search): 100 exact,
 95 prefix, 90 substring, 70 author substring, 60..80 for a near match within a small edit
-distance (rapidfuzz Levenshtein), 65 when every word of the keyword is found ("jorney
+distance (rapidfuzz Levenshtein), 75 for words that sound like the title as one run
+("the hob it", `SOUND`; 65 one sound off: "frank and stein"), 65 when every word of the keyword is found ("jorney
 west"), 60 when the title stands inside a longer keyword ("西游记第二集"), 0 for no match.
 
 `TitleIndex` finds the library's titles in an utterance in any form a listener uses: the
@@ -38,6 +39,7 @@ __all__ = [
     "EXACT",
     "FUZZY_MAX",
     "PREFIX",
+    "SOUND",
     "STOP_WORDS",
     "SUBSTRING",
     "WORDS",
@@ -158,12 +160,19 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     # is not "Dune 2".
     numerals = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
     distance = _near(key, name, _word_starts(title, name)) if numerals <= set(name) else None
-    if distance is not None:
-        return FUZZY_MAX - 10 * distance
+    sound = _sound_distance(keyword, title) if numerals <= set(name) else None
+    if distance is not None or sound is not None:
+        return max(
+            FUZZY_MAX - 10 * distance if distance is not None else 0,
+            SOUND - 10 * sound if sound is not None else 0,
+        )
     # Words in any order ("holmes sherlock"); a stop word matches nearly every title, so
     # "a taxi" must not reach Great Expectations through "a" and "tati".
     words = [w for w in (normalize(part) for part in keyword.split()) if w and not is_stop_word(w)]
-    if len(words) > 1 and all(w in name or _near(w, name) is not None for w in words):
+    if len(words) > 1 and all(
+        w in name or _near(w, name) is not None or any(f in name for f in _word_forms(w))
+        for w in words
+    ):
         return WORDS
     # The whole request as keyword ("西游记第二集", "play moby dick chapter 3"): the title
     # stands inside it. Titles of one character would match too much; a Latin title only as
@@ -172,6 +181,52 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
         if not name.isascii() or _word_run(title) in _word_run(keyword):
             return CONTAINED
     return 0
+
+
+SOUND = 75
+"""`match_score` of an English keyword that sounds like the title as one run of sounds,
+words split or joined as a recogniser hears them ("frank and stein", "sure lock holmes",
+"the hob it"): played as one typo is; 65 when one sound differs in a long run ("sherlok
+homes"), asked about as a near title is."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _sound_run(text: str) -> str:
+    """The metaphone code of `text`'s Latin words joined, articles left out ("" for text
+    that is not all Latin words, or of fewer than four sounds)."""
+    if _CJK_CHAR.search(text):
+        return ""
+    words = [w for w in _latin_words(text) if w not in ("the", "a", "an")]
+    if not words or not all(w.isalpha() for w in words):
+        return ""
+    code = _metaphone("".join(words))
+    return code if len(code) >= 4 else ""
+
+
+def _sound_distance(keyword: str, title: str) -> int | None:
+    """0 when `keyword` and `title` sound the same as runs of sounds (`_sound_run`), 1 when
+    one sound differs and both runs are seven sounds or longer; else None."""
+    mine, theirs = _sound_run(keyword), _sound_run(title)
+    if not mine or not theirs:
+        return None
+    if mine == theirs:
+        return 0
+    if min(len(mine), len(theirs)) >= 7 and Levenshtein.distance(mine, theirs) == 1:
+        return 1
+    return None
+
+
+def _word_forms(word: str) -> tuple[str, ...]:
+    """A normalized keyword word and, for an English plural, its singular ("bodies" for the
+    title's "body", "problems" for "problem"): a listener's number is no other book. The
+    singular is matched as it is, never one typo away ("titles" is no "little")."""
+    if not word.isascii() or len(word) < 4:
+        return (word,)
+    if word.endswith("ies"):
+        return (word, word[:-3] + "y")
+    if word.endswith("s") and not word.endswith("ss"):
+        return (word, word[:-1])
+    return (word,)
 
 
 # -- finding titles in an utterance -------------------------------------------------------

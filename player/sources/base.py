@@ -18,7 +18,7 @@ from collections.abc import Awaitable
 from typing import Protocol, TypeVar
 
 from words.text import normalize
-from words.titles import AUTHOR, match_score
+from words.titles import AUTHOR, SUBSTRING, match_score
 
 from ..errors import NotFoundError, PlayerError, SourceError
 from ..models import Album, AlbumDetail, Episode, SearchPage
@@ -100,11 +100,18 @@ def _own_score(keyword: str, album: Album) -> int:
 
 def rank(keyword: str, albums: list[Album]) -> list[Album]:
     """Albums that match `keyword`, exact titles first (stable for equal scores); by the
-    catalog's names of well-known works only when none matches by its own names (a search
-    for 西游记 lists 西游记, not also the library's "Journey to the West")."""
+    catalog's names of well-known works only when none matches by its own names as well as
+    a substring (a search for 西游记 lists 西游记, not also the library's "Journey to the
+    West"; "harry potter two" is the catalog's name of the Chamber of Secrets, not a near
+    match of the Philosopher's Stone's words)."""
     scored = [(_own_score(keyword, a), i, a) for i, a in enumerate(albums)]
-    if not any(score > 0 for score, _i, _a in scored):
-        scored = [(known_score(keyword, a), i, a) for i, a in enumerate(albums)]
+    best = max((score for score, _i, _a in scored), default=0)
+    if best < SUBSTRING:
+        known = [(known_score(keyword, a), i, a) for i, a in enumerate(albums)]
+        if any(score > best for score, _i, _a in known):
+            scored = [
+                (max(s, k), i, a) for (s, i, a), (k, _j, _b) in zip(scored, known, strict=True)
+            ]
     return [a for score, _i, a in sorted(scored, key=lambda s: (-s[0], s[1])) if score > 0]
 
 

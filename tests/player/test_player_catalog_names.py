@@ -72,3 +72,35 @@ async def test_a_book_of_that_very_title_comes_before_a_catalog_name(make_player
         assert played["now"]["title"] == title, keyword
     found = await bounded(player.search_album("金银岛"))  # by its own title only
     assert [a["title"] for a in found["albums"]] == ["金银岛"]
+
+
+def test_a_series_volume_is_also_named_by_its_series_and_part() -> None:
+    names = known_as("Harry Potter and the Chamber of Secrets")
+    for said in (
+        "Harry Potter two",
+        "Harry Potter book 2",
+        "the second Harry Potter",
+        "哈利波特第二部",
+    ):
+        assert said in names, said
+    assert "Harry Potter one" not in names  # another volume's
+    assert "三体第二部" in known_as("黑暗森林") and "三体第一部" in known_as("三体")
+    assert not any("two" in n for n in known_as("Treasure Island"))  # no series, no part
+
+
+async def test_a_series_and_part_plays_that_volume_over_a_near_match_of_another(
+    make_player, tmp_path
+):
+    root = tmp_path / "books"
+    make_album(root, "Harry Potter and the Philosopher's Stone", ["Chapter 01"], seconds=1.0)
+    make_album(root, "Harry Potter and the Chamber of Secrets", ["Chapter 01"], seconds=1.0)
+    player = await make_player(library_paths=[root], language="en")
+    # "two" is one letter from "tho" of "the philosopher's": a near match of the first book
+    # by its own words, where the catalog names the second exactly.
+    for keyword in ("harry potter two", "Harry Potter book two", "哈利波特第二部"):
+        played = await bounded(player.play_book(keyword))
+        assert played["now"]["title"] == "Harry Potter and the Chamber of Secrets", keyword
+    both = await bounded(player.search_album("harry potter"))  # its own words, as before
+    assert len(both["albums"]) == 2
+    found = await bounded(player.search_album("harry potter two"))
+    assert found["albums"][0]["title"] == "Harry Potter and the Chamber of Secrets"

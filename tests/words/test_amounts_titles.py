@@ -119,6 +119,9 @@ def test_search_ranks_titles_and_aliases() -> None:
     assert match_score("西游", "西游记") == 95
     assert match_score("jorney west", "Journey to the West") > 0
     assert match_score("鬼灭之刃", "西游记") == 0
+    # a plural said for the title's singular is the same book, never a near miss
+    assert match_score("three bodies problem", "The Three-Body Problem") > 0
+    assert match_score("three bodies problem", "Three Men in a Boat") == 0
 
 
 PEOPLE = TitleIndex(

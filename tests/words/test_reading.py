@@ -1884,3 +1884,81 @@ def test_a_seventh_round_of_amounts_beside_their_words_and_episode_titles(
 )  # fmt: skip
 def test_an_eighth_round_of_episodes_heard_named_and_ended(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # an episode's title said in one clause, its book "inside" in another
+        ("放那个三打白骨精，西游记里面那段",
+         [("play_book", {"keyword": "西游记", "episode_title": "三打白骨精"})]),
+        ("放三国演义里头温酒斩华雄那段",
+         [("play_book", {"keyword": "三国演义", "episode_title": "温酒斩华雄"})]),
+        ("放西游记里头那段", [("play_book", {"keyword": "西游记"})]),  # 头 is of 里头
+        # "from" before the episode is no part of the title said
+        ("Play Draculla from chapter two", [("play_book", {"keyword": "Dracula", "section": 2})]),
+        # a learner's timer not wanted, and louder
+        ("you no need the timer now, and more loud", [("sleep_timer", {"minutes": 0}), ("volume_up", {})]),
+        ("the reader is really dragging", [("set_speed", {"step": 1})]),
+    ],
+)  # fmt: skip
+def test_a_ninth_round_of_episodes_inside_a_book_and_a_learners_words(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # someone by the box asleep, said alone: the book's listener sleeps, a pause; not when
+        # they only just fell asleep or are not to be woken: quieter
+        ("我家小宝已经睡着了", [("pause", {})]),
+        ("the little one's finally asleep", [("pause", {})]),
+        ("孩子刚睡着", [("volume_down", {})]),
+        ("the twins are asleep, let's not wake them", [("volume_down", {})]),
+        # not for the child beside the listener
+        ("this bit is way too scary for my daughter", [("pause", {})]),
+        ("my mum is calling me", [("pause", {})]),
+        # a complaint said as a question is still a complaint (the next one, asked first)
+        ("这一章怎么这么无聊呢", [("next_episode", {})]),
+        # a duration alone, then a stop: the timer's
+        ("twenty minutes, then turn it off", [("sleep_timer", {"minutes": 20})]),
+        # an end kept as it is beside the one changed
+        ("片头照旧跳，片尾不要跳了", [("set_skip", {"outro": 0})]),
+        ("keep skipping the start though, and stop skipping the end", [("set_skip", {"outro": 0})]),
+        # a reason said with "longer" is no step when the amount is said
+        ("the end credits go on longer than that. make the end skip forty seconds",
+         [("set_skip", {"outro": 40})]),
+        ("starting with the next episode, leave out the last ten seconds", [("set_skip", {"outro": 10})]),
+        ("Skip the first twenty seconds of each chapter, and pause at the end of this one",
+         [("set_skip", {"intro": 20}), ("sleep_timer", {"end_of_episode": True})]),
+        ("片头是跳四十秒对吧？太长了，改成二十秒", [("set_skip", {"intro": 20})]),
+        ("讲完一个故事就停", [("sleep_timer", {"end_of_episode": True})]),
+        # a speed set to, beside another request; a number with a part of one is no volume
+        ("knock it down to one point one", [("set_speed", {"rate": 1.1})]),
+        ("set it to one point five and set a timer for twenty minutes",
+         [("set_speed", {"rate": 1.5}), ("sleep_timer", {"minutes": 20})]),
+        ("what did she just say?", [("seek", {"seconds": -30, "relative": True})]),
+        # an ordinal corrected: the series' other part
+        ("Play the third Harry Potter, no wait, the second one",
+         [("play_book", {"keyword": "second harry potter"})]),
+    ],
+)  # fmt: skip
+def test_a_tenth_round_of_sleepers_kept_skips_and_corrected_parts(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+def test_a_timer_asked_for_without_its_length_is_asked_about() -> None:
+    for utterance in ("could you set a sleep timer", "定个时"):
+        reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+        assert reading.calls == () and reading.clarify == "when", utterance
+    asked = read("is there a sleep timer?", "en", INDEX)
+    assert [c.tool for c in asked.calls] == ["get_status"]
+
+
+def test_an_amount_checked_before_a_change_is_not_asked_about() -> None:
+    reading = read("片头是跳四十秒对吧？太长了，改成二十秒", "zh", INDEX)
+    assert not reading.guess  # 40 is the amount asked about, 20 the one set

@@ -676,13 +676,13 @@ class Scanner:
 
     def loudness(self, clauses: list[Clause]) -> str | None:
         """ "volume_up" or "volume_down" when the words, commanding nothing, tell of a book too
-        quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), and
-        not both; else None. Of the room alone (`heard` False) it is a guess."""
+        quiet (distance, noise, old ears) or too loud (someone asleep, the neighbours), the
+        side more of the words tell of; else None. Of the room alone (`heard` False) it is a guess."""
         up = self.count(clauses, "louder_signals", "louder_situations")
         down = self.count(clauses, "quieter_signals", "quieter_situations")
-        if up and not down:
-            return "volume_up"
-        if down and not up:
+        if up > down:
+            return "volume_up"  # "the neighbours have got their leaf blower going": its noise
+        if down > up:
             return "volume_down"
         return None
 
@@ -690,12 +690,14 @@ class Scanner:
         """True when the words tell only that someone by the box has fallen asleep ("宝宝
         睡着了", "the baby's finally asleep"): the book's listener sleeps, a pause. Not when
         they only just fell asleep or nearly have (``just_words``: keep it quiet, a volume
-        step), when the sound itself is spoken of, or when the speaker is the one who slept
-        (``self_words``: "我刚才睡着了")."""
+        step), when the sound itself is spoken of (a hush alone, ``hush_words``, is none), or
+        when the speaker is the one who slept (``self_words``: "我刚才睡着了")."""
         if not self.count(clauses, "asleep_situations"):
             return False
-        return not self.count(
-            clauses, "just_words", "self_words", "louder_signals", "quieter_signals", "volume_nouns"
+        hushes = self.count(clauses, "hush_words")  # "嘘——孩子睡着了": a hush, no sound named
+        return (
+            not self.count(clauses, "just_words", "self_words", "louder_signals", "volume_nouns")
+            and self.count(clauses, "quieter_signals") <= hushes
         )
 
     def leaving(self, clauses: list[Clause]) -> bool:

@@ -30,6 +30,7 @@ removes a tool from the model's choice.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -53,6 +54,7 @@ from .clauses import (
     strip_words,
 )
 from .numbers import (
+    EN_NUMBER_WORDS,
     chinese_number,
     count_value,
     english_number,
@@ -700,6 +702,14 @@ class _Reader:
             )  # "声音小点半小时后关掉": the amount begins a timer of its own
         ):  # "the intro skip isn't enough, bump it up by fifteen seconds": seconds are no volume
             del kept["volume"]
+        elif (
+            volume is not None
+            and volume[1].kind == "pattern"
+            and "skip" in kept
+            and kept["skip"][0].start <= volume[0].start
+            and not self.scan.said(volume[0].text, "volume_nouns")
+        ):  # "the intro skip is way too long … set it to ten": the skip's amount, no volume
+            del kept["volume"]
         self._settle(kept, replaced)
         if kept and "playback" not in kept and set(kept) <= {"sleep", "speed", "skip", "volume"}:
             # "Chapter 3 of The Martian, and stop when it's done": a clause that is a book
@@ -1295,7 +1305,9 @@ class _Reader:
             clause.question
             and self._asks_yes_no(clause)
             and any(h.tool in ("resume", "next_episode") or h.kind == "continue" for h in live)
-        ):  # "will it keep going into the next chapter?", "会不会一直放下去": the timer
+            and not (self._skip_spoken() and self._skip_verb_in([clause]))
+        ):  # "will it keep going into the next chapter?", "会不会一直放下去": the timer; not
+            # "是不是设了跳过", a skip asked about
             return Hit("get_status", "sleep", 0, 0)
         if clause.question and any(h.tool == "set_speed" for h in live):
             return Hit("get_status", "now", 0, 0)  # "is this normal speed?": what it plays at
@@ -1637,11 +1649,29 @@ class _Reader:
         section = episode if episode is not None else self._episode(clause)
         if section:
             args["section"] = section
-        elif named_episode := self._episode_title():
+        elif named_episode := self._episode_title() or self._lone_name(clause):
             args["episode_title"] = named_episode  # "长安十二时辰，放午正那一章"
         elif after := self._after_title(clause):
             args["episode_title"] = after  # "播放西游记大闹天宫"
         return Call("play_book", args)
+
+    def _lone_name(self, clause: Clause) -> str:
+        """An episode's own name said as the clause right after `clause`, a word and its
+        number alone ("Play The Martian, Sol nine": "sol 9"); else ""."""
+        at = next((i for i, c in enumerate(self.clauses) if c is clause), len(self.clauses))
+        if at + 1 >= len(self.clauses):
+            return ""
+        after = self.clauses[at + 1]
+        if after.hits or after.titles or after.question:
+            return ""
+        lone = _LONE_NAME.fullmatch(PLACEHOLDER.sub(" ", after.text).strip(" ,.!?"))
+        if lone is None:
+            return ""
+        said = lone.group(2)
+        if said == "one":
+            return ""  # "play 三体, the Chinese one": which book, not an episode's name
+        number = int(said) if said.isdigit() else english_number(said)
+        return f"{lone.group(1)} {number}" if number else ""
 
     def _episode_said_alone(self, clause: Clause) -> str:
         """Chinese words that are a clause of their own beside `clause` (four to sixteen
@@ -1759,6 +1789,8 @@ class _Reader:
                     return f"{before.group(1).lower()} {n}"
                 continue
             words = (found.group("t") or found.group("e") or "").strip()
+            if found.group("t"):  # "就是鲁提辖拳打镇关西那段": the title, not the filler
+                words = strip_words(words, self.zh.words("hesitations"), "zh") or words
             if found.group("t") and any(
                 text[: found.end("t")].endswith(w) and len(w) > len(words) for w in inside_words
             ):
@@ -1924,6 +1956,12 @@ class _Reader:
             return Call("set_speed", {"step": -1})
         if hit.kind == "normal":
             return Call("set_speed", {"rate": 1.0})
+        if "by" in hit.args:  # "再快零点二五": steps of a quarter, that many
+            by = rate_said(hit.args["by"])
+            steps = round(by / 0.25) if by else 0
+            if not steps or abs(by - steps * 0.25) > 0.01:
+                return None
+            return Call("set_speed", {"step": steps if hit.args.get("dir") == "快" else -steps})
         said = hit.args.get("rate", "").strip().lower()
         quarters = {"one and a quarter": 1.25, "one and three quarters": 1.75}
         rate = quarters.get(said) or rate_said(said)
@@ -2052,7 +2090,11 @@ class _Reader:
                     found.add(end)  # "for every chapter skip the beginning part, 40 seconds"
             return found
 
-        ends = ends_in(clause.text)
+        own = clause.text  # "…, and stop at the end of this one": no end of the skip's
+        for h in clause.hits:
+            if h.tool == "sleep_timer" and "episode_end" in h.args:
+                own = own[: h.start] + " " * (h.end - h.start) + own[h.end :]
+        ends = ends_in(own)
         if not ends and said("both_words") and said("off_words", uncut):
             ends = {"intro", "outro"}  # "turn off all the skipping stuff"
         if not ends and not unnamed:
@@ -2068,7 +2110,15 @@ class _Reader:
         )  # "can you cut the credits off the end of each chapter?": a request, not a question
         if (asked or said("ask_words")) and not changes:
             return Hit("get_status", "skip", 0, 0)
-        amounts = self._amounts(clause)
+        spoken = clause.text  # "skip the intro and turn the volume to twenty": the volume's
+        for h in clause.hits:
+            if (
+                h.tool == "set_volume"
+                and h.kind == "pattern"
+                and self.scan.said(clause.text[h.start : h.end], "volume_nouns")
+            ):
+                spoken = spoken[: h.start] + " " * (h.end - h.start) + spoken[h.end :]
+        amounts = self._amounts(dataclasses.replace(clause, text=spoken))
         timed = [
             _amount_beside(clause.text, h)
             for h in clause.hits
@@ -2115,7 +2165,7 @@ class _Reader:
             sign = 0
         if amounts and re.search(
             r"\b(?:make|set|change|put)\s+(?:it|that|this)\s+(?:to\s+)?"
-            r"(?:about\s+|like\s+|just\s+)?(?:§D\d+§|\d+)",
+            rf"(?:about\s+|like\s+|just\s+)?(?:§D\d+§|\d+|(?:{_EN_COUNT_WORDS})\b)",
             clause.text,
         ):
             sign = 0  # "the intro's shorter than that make it 10": the amount is all
@@ -2208,8 +2258,11 @@ class _Reader:
             return call
         for p in (self.zh, self.en):
             for word in p.tools.get("set_skip", {}).get("once_words", ()):
-                if said_in(fold(word), folded, script_of(word)):
-                    return Call("seek", {"seconds": seconds})
+                for at in (m.start() for m in re.finditer(re.escape(fold(word)), folded)):
+                    if re.search(r"(?:不|不光|不只|not|not just|not only)\s*$", folded[:at]):
+                        continue  # "以后每一集开头都跳过一分半，不光这一集": every one
+                    if said_in(fold(word), folded[at:], script_of(word)):
+                        return Call("seek", {"seconds": seconds})
         return call
 
     def _skip_verb_in(self, clauses: list[Clause], key: str = "verbs") -> bool:
@@ -2490,6 +2543,11 @@ class _Reader:
             guess=True,
         )
 
+
+_EN_COUNT_WORDS = "|".join(
+    sorted((w for w in EN_NUMBER_WORDS if not w.endswith(("th", "st", "nd", "rd"))), key=len)[::-1]
+)
+"""English number words as a regex alternation, longest first ("ten", "forty")."""
 
 _EN_ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
 

@@ -1962,3 +1962,37 @@ def test_a_timer_asked_for_without_its_length_is_asked_about() -> None:
 def test_an_amount_checked_before_a_change_is_not_asked_about() -> None:
     reading = read("片头是跳四十秒对吧？太长了，改成二十秒", "zh", INDEX)
     assert not reading.guess  # 40 is the amount asked about, 20 the one set
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("嘘——小宝睡着了", [("pause", {})]),  # a hush is no sound named
+        ("my son is getting scared, this is too much for him", [("pause", {})]),
+        ("我去接孩子，一会儿见", [("pause", {})]),
+        # the side more of the words tell of: their noise, not the neighbours' sleep
+        ("the neighbours have got their lawn mower going", [("volume_up", {})]),
+        # a number set to after the skip spoken of is the skip's
+        ("the intro skip is too long, the jingle is only about fifteen seconds, set it to fifteen",
+         [("set_skip", {"intro": 15})]),
+        ("skip the intro and turn the volume to twenty", [("set_volume", {"percent": 20})]),
+        ("以后每集开头都跳过四十秒，不光这一集", [("set_skip", {"intro": 40})]),
+        ("跳过片尾二十秒，这集放完我就睡了",
+         [("set_skip", {"outro": 20}), ("sleep_timer", {"end_of_episode": True})]),
+        ("把睡眠定时关掉吧", [("sleep_timer", {"minutes": 0})]),
+        ("is it cutting off the end? the chapters seem to stop suddenly",
+         [("get_status", {"about": "skip"})]),
+        ("有三体吗？有就放", [("play_book", {"keyword": "三体"})]),
+        ("放错书了", []),  # which one, then?
+        ("that's the wrong book", []),
+        ("再慢零点二五", [("set_speed", {"step": -1})]),
+        ("Play Dracula, Sol nine", [("play_book", {"keyword": "Dracula", "episode_title": "sol 9"})]),
+        ("play 三体, the Chinese one", [("play_book", {"keyword": "三体"})]),
+        ("爷爷想听三国，就是温酒斩华雄那段",
+         [("play_book", {"keyword": "三国演义", "episode_title": "温酒斩华雄"})]),
+    ],
+)  # fmt: skip
+def test_an_eleventh_round_of_hushes_noises_conditions_and_names(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -477,6 +477,10 @@ class Scanner:
             every = [m.span() for m in _words_in(p.words("every_episode"), text, "en")]
             hits = [h for h in hits if h.tool != "next_episode"
                     or not any(a <= h.start and h.end <= b for a, b in every)]  # fmt: skip
+        if script == "zh":  # "恢复成原来那样": a setting as it was, no resume
+            restore = self.zh.words("restore_words")
+            hits = [h for h in hits if h.tool != "resume"
+                    or not any(text.startswith(w, h.start) for w in restore)]  # fmt: skip
         if script == "zh":  # "一倍半就够了": enough of an amount, no stop
             hits = [h for h in hits if not (h.tool == "stop" and text[h.start : h.end].startswith("够")
                                             and text[max(0, h.start - 1) : h.start] == "就")]  # fmt: skip

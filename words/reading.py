@@ -524,6 +524,15 @@ class _Reader:
             # "wait, what did she say? go back ten seconds": the seek, no pause
             commands = [(c, h) for c, h in commands if not self.scan.interjection(c)]
         chosen = commands or [(c, h) for c, h in acts if h.tool not in COMMANDS]
+        chosen = [
+            (c, Hit("volume_up", h.kind, h.start, h.end))
+            if h.tool == "volume_down"
+            and h.kind == "cues"
+            and self.scan.count([c], "louder_situations")
+            and not self.scan.count([c], "quieter_situations")
+            else (c, h)
+            for c, h in chosen
+        ]  # "电钻吵死了": the drill's noise is loud, the book is drowned out
         if commands:
             # "先别放，我就问问这集还差几分钟到头": the question is answered beside the command
             chosen = chosen + [
@@ -540,6 +549,10 @@ class _Reader:
                 and "§E" not in c.text and self._scope(c) is None
                 and self.scan.loudness([c]) is not None)  # "…banging on the ceiling again"
         ]  # fmt: skip
+        if chosen and all(h.tool == "help" for _c, h in chosen) and self.scan.leaving(clauses):
+            # "我下楼拿个快递，回来接着听": the errand tells of stepping away, no task for the box
+            return Reading(**base, calls=(Call("pause"),), tools=("pause",),
+                           why="pause (the listener steps away)")  # fmt: skip
         if len(weak) == len(chosen) and not titles:
             # A remark on the room means a step any listener would take: a pause when they
             # step away ("锅开了，我得去看一眼", "someone's at the door"), else a volume step
@@ -1218,7 +1231,15 @@ class _Reader:
 
     def _act(self, clause: Clause) -> Hit | None:
         """The one hit of `clause` that says what it asks for, or None (a remark)."""
-        live = [h for h in clause.hits if not h.negated]
+        # words that tell of which episodes a skip is for, or that one is kept, ask nothing
+        # alone ("just for this episode, jump to the one minute mark", "keep the start as
+        # it is"): `_skip_of` reads them beside a skip
+        live = [
+            h
+            for h in clause.hits
+            if not h.negated
+            and not (h.tool == "set_skip" and h.kind in ("once_words", "still_words", "keep_words"))
+        ]
         held = [h for h in live if h.tool == "pause"]
         rest = clause.text  # without the words of waiting ("等会儿等会儿")
         for h in sorted(held, key=lambda h: -h.start):
@@ -1337,6 +1358,12 @@ class _Reader:
             ]
             if missed and not info:
                 return missed[0]  # "what did he just say?": the words missed, heard again
+            if (
+                not info
+                and re.search(r"\bskip(?:s|ped|ping)?\b|跳", clause.text)
+                and not self._skip_verb_in([c for c in self.clauses if c is not clause])
+            ):
+                return Hit("get_status", "skip", 0, 0)  # "what are you skipping at the moment?"
             if not info:
                 return Hit("", "question", 0, 0)
             status = [h for h in info if h.tool == "get_status"]
@@ -1587,6 +1614,10 @@ class _Reader:
                 found = self.index.lookup(keyword) if self.index is not None else []
                 if not found and self.index is not None:
                     found = self._edition_of(keyword)  # "哈利波特第1部": that book's part
+                if len(found) > 1 and (edition := self._edition_elsewhere()):
+                    # "放水浒，给小孩听的那个版本": the edition said in another clause
+                    narrowed = self.index.lookup(f"{edition}的{keyword}") if self.index else []
+                    found = narrowed if len(narrowed) == 1 else found
                 if len(found) == 1:
                     return self._play(clause, found, extra)
                 if len(found) > 1:
@@ -1654,6 +1685,16 @@ class _Reader:
         elif after := self._after_title(clause):
             args["episode_title"] = after  # "播放西游记大闹天宫"
         return Call("play_book", args)
+
+    def _edition_elsewhere(self) -> str:
+        """A word of an edition (the lexicon's ``edition_same``: 少儿版, 给孩子听的) said in
+        the request, or ""."""
+        folded = fold(self.utterance)
+        for group in self.zh.lexicon.get("edition_same", ()):
+            for word in group:
+                if fold(word) in folded:
+                    return word
+        return ""
 
     def _lone_name(self, clause: Clause) -> str:
         """An episode's own name said as the clause right after `clause`, a word and its
@@ -2328,7 +2369,11 @@ class _Reader:
             # "明朝那些事儿接着听": before the verb only a name of the library's books
             said = strip_words(PLACEHOLDER.sub(" ", re.sub(r"§[DTE]-?\d*§", " ", before)),
                                self.phrases(script).words("fillers"), script).strip()  # fmt: skip
-            before = before if said and self.index.lookup(said) else ""
+            before = (
+                before
+                if said and said not in p.words("listeners") and self.index.lookup(said)
+                else ""
+            )  # "孙子要听": who listens, not 孙子兵法
         for n, piece in enumerate((after, before)):
             if n == 0 and re.match(r"\s*(?:§E-?\d*§\s*)+(?:and|then|after that)\b", piece):
                 continue  # "go to chapter 3 and set a timer": the words of the next act

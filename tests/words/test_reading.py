@@ -1996,3 +1996,32 @@ def test_an_eleventh_round_of_hushes_noises_conditions_and_names(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # words of this episode alone, or of an end kept, ask nothing by themselves
+        ("就这一回，快进到两分钟那儿，别的集不用管", [("seek", {"seconds": 120})]),
+        ("only for this chapter, jump to the two minute mark", [("seek", {"seconds": 120})]),
+        ("Change the start skip to 20 seconds, but keep the end as it is.",
+         [("set_skip", {"intro": 20})]),
+        ("片尾那块儿跳得太多了，改成十秒就行，开头的别动", [("set_skip", {"outro": 10})]),
+        # the setting as it was is no resume; what happens sometimes commands nothing
+        ("片头片尾都不跳了，恢复成原来那样", [("set_skip", {"intro": 0, "outro": 0})]),
+        ("片头跳多了，有时候第一句话都没了，改成十秒", [("set_skip", {"intro": 10})]),
+        ("楼上在装修，电钻吵死了", [("volume_up", {})]),  # the drill is loud, not the book
+        ("放水浒，给孩子听的那个版本", [("play_book", {"keyword": "水浒传少儿版"})]),
+        ("儿子要听", [("play_book", {})]),  # who listens, not a title
+        ("I missed that whole part", [("seek", {"seconds": -30, "relative": True})]),
+        ("Play the next episode and then stop.",
+         [("next_episode", {}), ("sleep_timer", {"end_of_episode": True})]),
+        ("What are you skipping right now?", [("get_status", {"about": "skip"})]),
+        ("我出门买个菜，回来接着听", [("pause", {})]),
+        ("你能帮我给妈妈打个电话吗", [("help", {})]),
+    ],
+)  # fmt: skip
+def test_a_twelfth_round_of_episodes_alone_kept_ends_and_noises(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

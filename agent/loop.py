@@ -944,7 +944,10 @@ class Agent:
                 if titles[0] in AMOUNT_QUESTIONS:  # the answer may be an amount alone
                     self._asked = (time.monotonic(), reading.text)
             else:
-                turn.answer = self._which(self._offer_titles(context, schema))
+                offered = self._offer_titles(context, schema)
+                turn.answer = self._which(offered)
+                if len(offered) >= 2:  # "换一本" → "Which book? A, B or C" → "the first one"
+                    self._choices = (time.monotonic(), list(offered))
             return True
         now = _now(context, schema)
         made = ""  # the Thought of a call the vote made in place of the reading's

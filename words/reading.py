@@ -1353,8 +1353,8 @@ class _Reader:
                 for h in live
                 if h.tool == "seek"
                 and h.kind == "back"
-                and h.start == 0
-                and h.end >= len(clause.text.rstrip(" ?？!.。"))
+                and h.start <= 3
+                and h.end >= len(clause.text.rstrip(" ?？!.。啊呢呀"))
             ]
             if missed and not info:
                 return missed[0]  # "what did he just say?": the words missed, heard again

@@ -200,3 +200,25 @@ async def test_a_title_a_letter_off_is_asked_about_and_a_yes_plays_it(
         assert _state(player)[:3] == ("playing", "Treasure Island", 3)
     finally:
         await player.close()
+
+
+async def test_the_first_one_after_a_which_book_question_plays_the_first_named(
+    tmp_path: Path, library: Path
+) -> None:
+    player, agent = await _device(tmp_path, "zh", library)
+    try:
+        await player.play_book("西游记", section=2)
+        await asyncio.sleep(0.3)
+        asked = await _turn(agent, "放错了，不是这本")
+        assert "？" in asked.answer and _state(player)[1] == "西游记"
+        named = sorted(
+            (asked.answer.find(t), t)
+            for t in ("西游记", "三国演义", "哈利波特与魔法石", "Treasure Island", "Dracula")
+            if t in asked.answer
+        )
+        assert len(named) >= 2, asked.answer
+        await _turn(agent, "第一本")
+        await asyncio.sleep(0.3)
+        assert _state(player)[1] == named[0][1]
+    finally:
+        await player.close()

@@ -1952,7 +1952,7 @@ def test_a_tenth_round_of_sleepers_kept_skips_and_corrected_parts(
 
 
 def test_a_timer_asked_for_without_its_length_is_asked_about() -> None:
-    for utterance in ("could you set a sleep timer", "定个时"):
+    for utterance in ("could you set a sleep timer", "定个时", "设一个睡眠定时器"):
         reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
         assert reading.calls == () and reading.clarify == "when", utterance
     asked = read("is there a sleep timer?", "en", INDEX)
@@ -2019,6 +2019,8 @@ def test_an_eleventh_round_of_hushes_noises_conditions_and_names(
         ("What are you skipping right now?", [("get_status", {"about": "skip"})]),
         ("我出门买个菜，回来接着听", [("pause", {})]),
         ("你能帮我给妈妈打个电话吗", [("help", {})]),
+        # found by a new user trying the box
+        ("他刚才说什么来着？", [("seek", {"seconds": -30, "relative": True})]),
     ],
 )  # fmt: skip
 def test_a_twelfth_round_of_episodes_alone_kept_ends_and_noises(

@@ -1705,14 +1705,8 @@ class _Reader:
         after = self.clauses[at + 1]
         if after.hits or after.titles or after.question:
             return ""
-        lone = _LONE_NAME.fullmatch(PLACEHOLDER.sub(" ", after.text).strip(" ,.!?"))
-        if lone is None:
-            return ""
-        said = lone.group(2)
-        if said == "one":
-            return ""  # "play 三体, the Chinese one": which book, not an episode's name
-        number = int(said) if said.isdigit() else english_number(said)
-        return f"{lone.group(1)} {number}" if number else ""
+        # "play 三体, the Chinese one": which book, not an episode's name
+        return _lone_episode_name(after.text, one=False)
 
     def _episode_said_alone(self, clause: Clause) -> str:
         """Chinese words that are a clause of their own beside `clause` (four to sixteen
@@ -2131,11 +2125,11 @@ class _Reader:
                     found.add(end)  # "for every chapter skip the beginning part, 40 seconds"
             return found
 
-        own = clause.text  # "…, and stop at the end of this one": no end of the skip's
-        for h in clause.hits:
-            if h.tool == "sleep_timer" and "episode_end" in h.args:
-                own = own[: h.start] + " " * (h.end - h.start) + own[h.end :]
-        ends = ends_in(own)
+        # "…, and stop at the end of this one": no end of the skip's
+        ends = ends_in(
+            _blanked(clause.text, [h for h in clause.hits
+                                   if h.tool == "sleep_timer" and "episode_end" in h.args])
+        )  # fmt: skip
         if not ends and said("both_words") and said("off_words", uncut):
             ends = {"intro", "outro"}  # "turn off all the skipping stuff"
         if not ends and not unnamed:
@@ -2151,15 +2145,14 @@ class _Reader:
         )  # "can you cut the credits off the end of each chapter?": a request, not a question
         if (asked or said("ask_words")) and not changes:
             return Hit("get_status", "skip", 0, 0)
-        spoken = clause.text  # "skip the intro and turn the volume to twenty": the volume's
-        for h in clause.hits:
-            if (
-                h.tool == "set_volume"
-                and h.kind == "pattern"
-                and self.scan.said(clause.text[h.start : h.end], "volume_nouns")
-            ):
-                spoken = spoken[: h.start] + " " * (h.end - h.start) + spoken[h.end :]
-        amounts = self._amounts(dataclasses.replace(clause, text=spoken))
+        volumes = [  # "skip the intro and turn the volume to twenty": the volume's amount
+            h
+            for h in clause.hits
+            if h.tool == "set_volume"
+            and h.kind == "pattern"
+            and self.scan.said(clause.text[h.start : h.end], "volume_nouns")
+        ]
+        amounts = self._amounts(dataclasses.replace(clause, text=_blanked(clause.text, volumes)))
         timed = [
             _amount_beside(clause.text, h)
             for h in clause.hits
@@ -2534,12 +2527,7 @@ class _Reader:
         if len(named) == 1 and not base["episode"] and not named_episode:
             # "The Martian, Sol 14 please": a clause that is an episode's name alone
             for clause in clauses:
-                lone = _LONE_NAME.fullmatch(PLACEHOLDER.sub(" ", clause.text).strip(" ,.!?"))
-                number = lone and (
-                    int(lone.group(2)) if lone.group(2).isdigit() else english_number(lone.group(2))
-                )
-                if number:
-                    named_episode = f"{lone.group(1)} {number}"
+                named_episode = _lone_episode_name(clause.text) or named_episode
         if named_episode and not question:  # "长安十二时辰 午正那一章"
             return Reading(
                 **base,
@@ -2602,6 +2590,25 @@ _LONE_NAME = re.compile(
     r"(?:\s+(?:please|thanks|now))?"
 )
 """A clause that is an episode's name alone, a word and its number ("sol 14 please")."""
+
+
+def _lone_episode_name(text: str, *, one: bool = True) -> str:
+    """The episode's name a clause's `text` is alone (`_LONE_NAME`: "sol 14 please" ->
+    "sol 14", "Sol nine" -> "sol 9"), or ""; with `one` False, a name of "one" is none
+    ("the Chinese one")."""
+    lone = _LONE_NAME.fullmatch(PLACEHOLDER.sub(" ", text).strip(" ,.!?"))
+    if lone is None or (not one and lone.group(2) == "one"):
+        return ""
+    said = lone.group(2)
+    number = int(said) if said.isdigit() else english_number(said)
+    return f"{lone.group(1)} {number}" if number else ""
+
+
+def _blanked(text: str, hits: list[Hit]) -> str:
+    """`text` with the words of `hits` replaced by spaces (positions kept)."""
+    for h in hits:
+        text = text[: h.start] + " " * (h.end - h.start) + text[h.end :]
+    return text
 
 
 def _amount_beside(text: str, hit: Hit) -> int | None:

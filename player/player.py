@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from words.catalog import library_names
 from words.text import normalize
 from words.titles import FUZZY_MAX, SUBSTRING, TitleIndex
 
@@ -413,13 +414,20 @@ class Player(PlayerTools):
     def title_index(self) -> TitleIndex:
         """The titles known without network with their aliases and people (author,
         narrator), for the words layer to find in what the listener says
-        (`words.TitleIndex`); built again only when they change."""
+        (`words.TitleIndex`), with the catalog's names of a series volume by its series and
+        part ("Harry Potter two", 哈利波特第二部: `words.catalog.library_names`). Built again
+        only when they change."""
         entries = tuple(
             (a.title, a.aliases, tuple(p for p in (a.author, a.narrator) if p))
             for a in self.library_albums()
         )
         if self._index is None or self._index[0] != entries:
-            self._index = (entries, TitleIndex(entries))
+            others = library_names((title, aliases) for title, aliases, _ in entries)
+            named = [
+                (title, aliases, people, more)
+                for (title, aliases, people), more in zip(entries, others, strict=True)
+            ]
+            self._index = (entries, TitleIndex(named))
         return self._index[1]
 
     def _track(self, coro, name: str) -> asyncio.Task:

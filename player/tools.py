@@ -1150,8 +1150,9 @@ class PlayerTools:
 
         Args:
             rate: the speed, 0.5 (half) to 2.0 (double); 1.0 is normal.
-            step: instead of a rate, steps of 0.25 from the current speed: 1 faster,
-                -1 slower.
+            step: instead of a rate, steps along the rungs of 0.25 (0.75, 1.0, 1.25…):
+                1 faster, -1 slower; from a speed between rungs, the first step goes to
+                the next rung (0.8 faster is 1.0, normal).
         """
         album = await self._settings_book()
         if album is None:
@@ -1162,7 +1163,9 @@ class PlayerTools:
             if not MIN_RATE <= target <= MAX_RATE:
                 raise BadInputError(say(self.language, "bad_speed"))
         elif step:
-            target = round(current + SPEED_STEP * int(step), 2)
+            rungs = current / SPEED_STEP
+            on = math.floor(rungs + 1e-6) if step > 0 else math.ceil(rungs - 1e-6)
+            target = round((on + int(step)) * SPEED_STEP, 2)
             if not MIN_RATE <= target <= MAX_RATE:
                 key = "speed_top" if step > 0 else "speed_bottom"
                 return {"message": say(self.language, key, rate=rate_text(current)),

@@ -12,18 +12,22 @@ album.json); they are for matching only, never spoken (an album is named by its 
 its album.json aliases, `player.texts.album_name`).
 
     known_as("哈利波特与魔法石")   # ("Harry Potter and the Philosopher's Stone", …)
+
+`library_names` gives them for a whole library at once, without the names another book of
+it answers to, for the words layer's `TitleIndex`.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from importlib import resources
 
 from .text import has_cjk, normalize
 
-__all__ = ["known_as", "works"]
+__all__ = ["known_as", "library_names", "works"]
 
 _EDITION = re.compile(r"[（(【\[][^）)】\]]*[）)】\]]")
 """A bracketed edition note after a title: "西游记（少儿版）", "Dune (Unabridged)"."""
@@ -70,6 +74,13 @@ def _series_names(work: dict, number: int) -> list[str]:
             names += [f"{name} {part}", f"{name} {word}", f"the {ordinal} {name}"]
             names += [f"{name} {unit} {n}" for unit in ("book", "part") for n in (part, word)]
             names += [f"{ordinal} {name} book", f"the {ordinal} {name} book"]
+            # "the second book of the Three-Body trilogy", "book two of Harry Potter"
+            whole = [name] if name.lower().startswith("the ") else [name, f"the {name}"]
+            whole += [f"the {name} {kind}" for kind in ("series", "trilogy", "books")]
+            names += [f"{lead} of {w}" for w in whole for lead in (
+                f"the {ordinal} book", f"{ordinal} book", f"book {part}", f"book {word}",
+                f"part {part}", f"part {word}", f"the {ordinal} part", f"volume {part}",
+                f"volume {word}")]  # fmt: skip
     return names
 
 
@@ -102,3 +113,63 @@ def _distinct(name: str) -> bool:
     often than a title (给我孙子放个…)."""
     key = normalize(name)
     return len(key) >= (3 if has_cjk(key) else 4)
+
+
+@cache
+def _series() -> dict[str, tuple[str, ...]]:
+    text = resources.files("words").joinpath("catalog", "works.toml").read_text("utf-8")
+    found: dict[str, tuple[str, ...]] = {}
+    for number, work in enumerate(tomllib.loads(text).get("work", ()), 1):
+        names = _series_names(work, number)
+        if names:
+            for name in (*work.get("en", ()), *work.get("zh", ()), *names):
+                found.setdefault(normalize(str(name)), tuple(names))
+    return found
+
+
+def _series_of(title: str) -> tuple[str, ...]:
+    """The names of the series volume titled `title` by its series and part ("Harry Potter
+    two", 哈利波特第二部), or () for a title that is none."""
+    by_name = _series()
+    for key in (normalize(title), normalize(_EDITION.sub("", title))):
+        if key and key in by_name:
+            return by_name[key]
+    return ()
+
+
+def library_names(
+    books: Iterable[tuple[str, Sequence[str]]],
+) -> list[tuple[str, ...]]:
+    """For each book of a library, given as (title, aliases), the names the catalog gives
+    a series volume by its series and part ("Harry Potter two", 哈利波特第二部, "the second
+    book of the Three-Body trilogy") that say that book and no other: none that is another
+    book's title or alias, and a name two books share (an English and a Chinese edition of
+    one volume) only for the book written in the name's own script, or for none when that
+    does not decide. Only these: a work's other titles ("Midnight" for 子夜) stand inside
+    too many other titles to be found in what is said; the player matches them when a
+    keyword is looked up (`known_as`)."""
+    books = list(books)
+    owner: dict[str, set[int]] = {}
+    for i, (title, aliases) in enumerate(books):
+        for name in (title, *aliases):
+            owner.setdefault(normalize(name), set()).add(i)
+    found = [_series_of(title) for title, _ in books]
+    claims: dict[str, set[int]] = {}
+    for i, names in enumerate(found):
+        for name in names:
+            claims.setdefault(normalize(name), set()).add(i)
+    out = []
+    for i, names in enumerate(found):
+        keep = []
+        for name in names:
+            key = normalize(name)
+            if owner.get(key, {i}) != {i}:
+                continue
+            sharers = claims[key]
+            if len(sharers) > 1:
+                same = [j for j in sharers if has_cjk(books[j][0]) == has_cjk(name)]
+                if same != [i]:
+                    continue
+            keep.append(name)
+        out.append(tuple(keep))
+    return out

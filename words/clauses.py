@@ -81,6 +81,8 @@ BEHAVES = re.compile(r"[能会](?:自己|自个儿?)[^，。！？]{0,6}吧\s*[?
 """How it behaves, asked at the end ("这集放完它能自己停下吧", "它会自己停吧"), with no
 question mark heard: no polite command."""
 
+_GAP = r"\s,，.。…!！、~～"
+"""What stands between a word said around a request and the request: spaces and pauses."""
 _FAKE_RESULT = re.compile(
     r"(?:observation|final\s*answer)\s*[:：][^,.!?;，。！？；]*", re.IGNORECASE
 )
@@ -234,6 +236,83 @@ class Scanner:
         text = _LABEL.sub(", ", text).strip(" ,")
         return self._corrected(self._phrasal(text))
 
+    def edges(self, text: str) -> str:
+        """`text` without what is said around a request and is no word of it: openers at
+        its head ("Okay, …", "嗯，…", "so did I…"), closers at its end ("…, thanks",
+        "…谢谢") and a particle ending a Chinese clause ("一点二五就行啊"), as the phrase
+        data lists them. `text` is left as it is where nothing else would be left, or only
+        sounds of thinking ("小听，嗯……那个……")."""
+        rest = text.strip()
+        if self.hesitation(rest.lower()):
+            return rest
+        for _ in range(4):
+            cut = self._opener(rest)
+            if cut is None or not re.search(r"\w", cut):
+                break
+            rest = cut
+            if self.hesitation(rest.lower()):
+                return rest
+        for _ in range(4):
+            cut = self._closer(rest)
+            if cut is None or not self._something(cut):
+                break
+            rest = cut
+        particles = "|".join(map(re.escape, self.zh.words("final_particles")))
+        words = self.zh.words("particle_words")
+
+        def drop(m: re.Match[str]) -> str:
+            said = m.string[: m.end()]
+            return m.group(0) if any(said.endswith(w) for w in words) else ""
+
+        if particles:
+            cut = re.sub(rf"(?<=[\u4e00-\u9fff])(?:{particles})+(?=[{_GAP}?？]|$)", drop, rest)
+            if self._something(cut):
+                rest = cut
+        return rest
+
+    def _something(self, text: str) -> bool:
+        """True when `text` says more than fillers or sounds of thinking."""
+        folded = text.lower()
+        script = script_of(folded)
+        if self.hesitation(folded):
+            return False
+        return bool(
+            re.search(r"\w", strip_words(folded, self.phrases(script).words("fillers"), script))
+        )
+
+    def _opener(self, text: str) -> str | None:
+        """`text` without the opener at its head, or None when none stands there: an
+        opener followed by a pause, one of ``openers_bare``, or (in English) one before a
+        question's head ("so did I set a timer")."""
+        for p in (self.en, self.zh):
+            bare = set(p.words("openers_bare"))
+            heads = {*p.words("auxiliaries"), *(w.split()[0] for w in p.words("question_words"))}
+            heads -= {"s", "'s"}
+            for word in sorted(p.words("openers"), key=len, reverse=True):
+                bound = r"(?![\w'])" if p.language == "en" else ""
+                m = re.match(rf"{re.escape(word)}{bound}(?P<gap>[{_GAP}]*)", text, re.IGNORECASE)
+                if m is None:
+                    continue
+                after = text[m.end() :]
+                paused = bool(re.search(r"[^\s]", m.group("gap")))
+                nxt = re.match(r"[\w']+", after)
+                asking = p.language == "en" and nxt is not None and nxt.group(0).lower() in heads
+                if paused or word in bare or asking:
+                    return after
+        return None
+
+    def _closer(self, text: str) -> str | None:
+        """`text` without the closer at its end ("…, thank you", "…谢谢"), or None when
+        none stands there ("no thanks" is an answer, not a courtesy)."""
+        for p in (self.en, self.zh):
+            words = "|".join(map(re.escape, sorted(p.words("closers"), key=len, reverse=True)))
+            bound = r"(?<![\w'])" if p.language == "en" else ""
+            m = re.search(rf"[{_GAP}]*{bound}(?:{words})[{_GAP}]*$", text, re.IGNORECASE)
+            if m is None or re.search(r"(?<![\w'])no\s*$", text[: m.start()], re.IGNORECASE):
+                continue
+            return text[: m.start()]
+        return None
+
     def _corrected(self, text: str) -> str:
         """`text` with a number corrected by a bare number said last in its place ("音量调到
         三十，哦不，四十" -> "音量调到四十", "chapter 20... no wait, 22" -> "chapter 22"):
@@ -255,13 +334,29 @@ class Scanner:
         if match is None or not re.search(
             rf"(?:{said})", text[match.end("unit") : match.start("new")], re.I
         ):
-            return text
+            return self._ordinal_corrected(text, said, gap)
         from .numbers import spoken_to_digits
 
         tail = match.group("tail") or ""
         return spoken_to_digits(
             match.group("head") + match.group("new") + match.group("unit") + tail
         )
+
+    @staticmethod
+    def _ordinal_corrected(text: str, said: str, gap: str) -> str:
+        """`text` with an English ordinal corrected by a bare one said last in its place
+        ("Play the second Harry Potter... no wait, the first one" -> "Play the first Harry
+        Potter")."""
+        ordinal = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+        match = re.fullmatch(
+            rf"(?P<head>.*?\b)(?P<old>{ordinal})\b(?P<mid>.*?){gap}+(?:(?:{said}){gap}*)+"
+            rf"(?:the\s+)?(?P<new>{ordinal})(?:\s+one)?[\s.。!！]*",
+            text,
+            re.IGNORECASE,
+        )
+        if match is None or not re.search(rf"(?:{said})", text[match.end("mid") :], re.I):
+            return text
+        return match.group("head") + match.group("new") + match.group("mid")
 
     def _phrasal(self, text: str) -> str:
         """`text` with the object between a phrasal verb and its particle dropped ("turn
@@ -763,6 +858,21 @@ class Scanner:
         """How many words of the lexicon lists `names` the clauses say (titles, amounts and
         episodes masked out), each in its clause's own language."""
         return sum(self.said(clause.text, *names) for clause in clauses)
+
+    def nearest(self, text: str, at: int, *names: str) -> str | None:
+        """Which of the lexicon lists `names` has the word said nearest before `at` in
+        `text` (or, with none before, nearest after it): in "隔壁又在装修电钻吵死了" the drill,
+        not the neighbours, is what is loud. None when `text` says none of them."""
+        script = script_of(text)
+        p = self.phrases(script)
+        plain = PLACEHOLDER.sub(" ", text)
+        best: tuple[int, str] | None = None
+        for name in names:
+            for m in _words_in(p.words(name), plain, script):
+                distance = at - m.end() if m.end() <= at else len(plain) + m.start() - at
+                if best is None or distance < best[0]:
+                    best = (distance, name)
+        return best[1] if best else None
 
     def said(self, text: str, *names: str) -> int:
         """How many words of the lexicon lists `names` `text` says, in its own language

@@ -41,7 +41,9 @@ _LEXICON_LISTS = {
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
     "clause_alone", "heard_words", "not_heads",
     "leaving_situations", "every_episode", "not_negations", "own_tasks", "listening_words",
-    "episode_nouns", "finish_words", "until_words", "then_words", "conditional_words", "auxiliaries", "amount_reply_words",
+    "episode_nouns", "finish_words", "openers", "openers_bare", "closers",
+    "chinese_edition", "english_edition", "particle_words",
+    "final_particles", "until_words", "then_words", "conditional_words", "auxiliaries", "amount_reply_words",
 }  # fmt: skip
 SLOT_NUMBER = (
     r"(?P<n>\d{1,4}|[零〇一二两三四五六七八九十百千]+|(?:(?:a|one|two|three|four|five|six|seven|"

@@ -37,6 +37,7 @@ from enum import StrEnum
 from typing import Any
 
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
+from .catalog import known_as
 from .clauses import (
     A_NOT_A,
     BEHAVES,
@@ -63,7 +64,7 @@ from .numbers import (
     spoken_to_digits,
 )
 from .phrases import Phrases, load
-from .text import clean_transcript, fold
+from .text import clean_transcript, fold, has_cjk, normalize
 from .titles import Named, TitleIndex, _capitalised, function_only
 
 __all__ = ["Call", "Reading", "Ref", "amount_reply", "read"]
@@ -226,6 +227,15 @@ _SPEED_ASKED = re.compile(
 )
 """A speed step asked for, not a remark on the pace ("再快点", "slow down"; not "太拖了")."""
 
+_EPISODE_CALLED = re.compile(
+    r"\b(?:chapter|episode|part|section)\s+(?:called|named|titled)\s+\S", re.IGNORECASE
+)
+"""An episode said by its title ("the chapter called Sol 15")."""
+
+_SKIP_SCOPES = ("once_words", "still_words", "keep_words")
+"""Kinds of the skip's words that tell which episodes a skip is for, or that an end is
+kept: no request alone ("just for this episode, …", "keep the start as it is")."""
+
 _VOLUME_NOT_SPEED = re.compile(r"^(?!.*(?:speed|pace|速|快|慢)).*(?:\bvolume\b|\bloud|声音|音量)")
 """Words of the volume and none of the speed ("put the volume back to normal")."""
 
@@ -291,7 +301,10 @@ class _Reader:
     # -- the facts -------------------------------------------------------------------
 
     def read(self) -> Reading:
-        text = clean_transcript(self.utterance, self.zh.mends + self.en.mends)
+        # what is said around the request ("Okay, …", "…, thanks", "…就行啊") is read away
+        # before the recogniser's slips are mended, as they may stand only at an end
+        text = self.scan.edges(clean_transcript(self.utterance, digits=False))
+        text = clean_transcript(text, self.zh.mends + self.en.mends)
         # "Action: stop 播放三体第三集": a ReAct label and the tool name written after it are
         # no request of the listener's; the words after them are.
         text = self.scan.clean(text)
@@ -528,8 +541,8 @@ class _Reader:
             (c, Hit("volume_up", h.kind, h.start, h.end))
             if h.tool == "volume_down"
             and h.kind == "cues"
-            and self.scan.count([c], "louder_situations")
-            and not self.scan.count([c], "quieter_situations")
+            and self.scan.nearest(c.text, h.start, "louder_situations", "quieter_situations")
+            == "louder_situations"
             else (c, h)
             for c, h in chosen
         ]  # "电钻吵死了": the drill's noise is loud, the book is drowned out
@@ -1213,6 +1226,8 @@ class _Reader:
                 continue
             if other.start < hit.end and hit.start < other.end:
                 continue  # the same words
+            if other.tool == "set_skip" and other.kind in _SKIP_SCOPES:
+                continue  # "就这一集往后跳一分钟": which episodes, not a skip of its own
             if (
                 group == "playback"
                 and other.tool == "play_book"
@@ -1237,8 +1252,7 @@ class _Reader:
         live = [
             h
             for h in clause.hits
-            if not h.negated
-            and not (h.tool == "set_skip" and h.kind in ("once_words", "still_words", "keep_words"))
+            if not h.negated and not (h.tool == "set_skip" and h.kind in _SKIP_SCOPES)
         ]
         held = [h for h in live if h.tool == "pause"]
         rest = clause.text  # without the words of waiting ("等会儿等会儿")
@@ -1429,8 +1443,12 @@ class _Reader:
             relative = [h for h in live if h.tool in ("previous_episode", "next_episode")]
             if relative:
                 return relative[-1]
-        if hit.tool == "seek" and hit.kind != "pattern" and "§E" in clause.text:
-            return Hit("play_book", "cues", hit.start, hit.end)  # "jump ahead to chapter 20"
+        if (
+            hit.tool == "seek"
+            and hit.kind != "pattern"
+            and ("§E" in clause.text or _EPISODE_CALLED.search(clause.text))
+        ):  # "jump ahead to chapter 20", "skip ahead to the chapter called Sol 15"
+            return Hit("play_book", "cues", hit.start, hit.end)
         return hit
 
     def _call(
@@ -1789,7 +1807,10 @@ class _Reader:
         for clause in self.clauses:
             text = clause.text
             found = re.search(
-                rf"(?:(?:从|放|听|播|到|去)(?:一下)?)?(?:{inside}|中)?(?P<t>[^§，,。的从放听播到去]{{1,12}}?)\s*那一?\s*(?:章|集|回|段|节)"
+                rf"(?:(?:从|放|听|播|到|去)(?:一下)?)?(?P<in>{inside}|中)?(?P<t>[^§，,。的从放听播到去]{{1,12}}?)\s*"
+                # "大闹天宫那一集", "大闹天宫的那一集"; a story inside the book named just
+                # before ("三体里那个射手和农场主的故事"), not any story ("小兔子的故事")
+                r"(?:的?\s*那一?\s*(?:章|集|回|段|节)|的(?:那个)?故事)"
                 r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
                 text,
             )
@@ -1823,6 +1844,10 @@ class _Reader:
                 if before and n is not None:
                     return f"{before.group(1).lower()} {n}"
                 continue
+            if found.group(0).endswith("故事") and not (
+                found.group("in") and text[: found.start("in")].rstrip().endswith("§")
+            ):
+                continue  # "讲个小兔子的故事": a story, none of a book named
             words = (found.group("t") or found.group("e") or "").strip()
             if found.group("t"):  # "就是鲁提辖拳打镇关西那段": the title, not the filler
                 words = strip_words(words, self.zh.words("hesitations"), "zh") or words
@@ -2241,6 +2266,12 @@ class _Reader:
                                 r"\bthe last §D")  # fmt: skip
             first, second = ("intro", "outro") if at_intro <= at_outro else ("outro", "intro")
             return Hit("set_skip", "topic", 0, 0, {first: own[0], second: own[1]})
+        if len(ends) == 2 and amounts and said("more_words") and said("less_words"):
+            # "make the intro skip 5 seconds longer and the outro 5 seconds shorter": each
+            # end by the word of more or fewer said after it
+            each = self._each_end_signed(clause, said, own or [amounts[-1]])
+            if each:
+                return Hit("set_skip", "topic", 0, 0, {**each, "relative": True})
         if not amounts and any(said("half_words", c.text) for c in [clause, *followers]):
             # "cut the outro skip in half", "…, make it half that": of the seconds skipped now
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), Ref.HALF))
@@ -2259,6 +2290,35 @@ class _Reader:
             return Hit("set_skip", "topic", 0, 0,
                        {**dict.fromkeys(sorted(ends), sign * step), "relative": True})  # fmt: skip
         return Hit("set_skip", "ask", 0, 0)
+
+    @staticmethod
+    def _each_end_signed(clause: Clause, said: Any, amounts: list[int]) -> dict[str, int]:
+        """The intro and the outro each with its amount (`amounts`: one for both, or one
+        for each in the order said) signed by the first word of more or fewer after it
+        in `clause`; {} when either has none after it."""
+        text = clause.text
+
+        def spots(words: list[str]) -> list[int]:
+            return sorted(m.start() for w in words for m in re.finditer(re.escape(w), text))
+
+        starts = {
+            end: min(spots(said(f"{end}_topic") + said(f"{end}_weak")), default=-1)
+            for end in ("intro", "outro")
+        }
+        if min(starts.values()) < 0:
+            return {}
+        more, less = spots(said("more_words")), spots(said("less_words"))
+        order = sorted(starts, key=starts.get)
+        out = {}
+        for i, end in enumerate(order):
+            until = starts[order[1]] if i == 0 else len(text)
+            signs = [(at, 1) for at in more if starts[end] < at < until]
+            signs += [(at, -1) for at in less if starts[end] < at < until]
+            if not signs:
+                return {}
+            amount = amounts[i] if len(amounts) == 2 else amounts[-1]
+            out[end] = min(signs)[1] * amount
+        return out
 
     @staticmethod
     def _then_stop(clauses: list[Clause], clause: Clause, hit: Hit) -> Hit:
@@ -2654,7 +2714,45 @@ def _one_of(titles: list[str]) -> str | None:
 def read(utterance: str, language: str = "zh", index: TitleIndex | None = None) -> Reading:
     """The reading of `utterance` on a box speaking `language` ("zh"/"en"), with the
     library's titles from `index` (see the module docstring)."""
-    return _Reader(utterance, language, index).read()
+    return _in_language(_Reader(utterance, language, index).read(), index)
+
+
+def _in_language(reading: Reading, index: TitleIndex | None) -> Reading:
+    """`reading` with a book asked for in one language ("the Chinese version of Alice in
+    Wonderland", "英文版的爱丽丝梦游仙境") played in that language's edition: the library's
+    title in that script that the catalog gives as the same work (`words.catalog`). When
+    the library holds none, nothing is played on the words alone (a wrong edition is a
+    wrong action)."""
+    if index is None or not any(c.tool == "play_book" for c in reading.calls):
+        return reading
+    wants = [
+        cjk
+        for cjk, name in ((True, "chinese_edition"), (False, "english_edition"))
+        for p in (load("zh"), load("en"))
+        if any(said_in(w, reading.folded, p.language) for w in p.words(name))
+    ]
+    if len(set(wants)) != 1:
+        return reading
+    cjk = wants[0]
+    calls = list(reading.calls)
+    for i, call in enumerate(calls):
+        keyword = call.arguments.get("keyword")
+        if call.tool != "play_book" or keyword not in index.titles or has_cjk(keyword) == cjk:
+            continue
+        names = {normalize(n) for n in known_as(keyword)}
+        same = [
+            t
+            for t in index.titles
+            if has_cjk(t) == cjk
+            and (normalize(t) in names or normalize(keyword) in map(normalize, known_as(t)))
+        ]
+        if len(same) != 1:
+            return dataclasses.replace(
+                reading, calls=(), why=f"no {'Chinese' if cjk else 'English'} edition"
+            )
+        calls[i] = Call("play_book", {**call.arguments, "keyword": same[0]})
+    why = "; ".join(f"{c.tool}{c.arguments}" for c in calls)
+    return dataclasses.replace(reading, calls=tuple(calls), why=f"the edition asked for: {why}")
 
 
 def amount_reply(utterance: str, language: str = "zh") -> bool:

@@ -81,11 +81,14 @@ def word_run(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z0-9]+", fold(text))) + " "
 
 
-def clean_transcript(text: str, mends: tuple[tuple[re.Pattern[str], str], ...] = ()) -> str:
+def clean_transcript(
+    text: str, mends: tuple[tuple[re.Pattern[str], str], ...] = (), *, digits: bool = True
+) -> str:
     """`text` as the layer reads it: NFC, one space between words, no space between CJK
     characters (nor between them and digits), the recogniser's slips of command words
-    mended (`mends`: pattern and replacement, from the phrase data) and spoken numbers
-    written as digits ("第 一 百 二 十 集" -> "第120集", "chapter twenty one" -> "chapter 21")."""
+    mended (`mends`: pattern and replacement, from the phrase data) and, unless `digits`
+    is False, spoken numbers written as digits ("第 一 百 二 十 集" -> "第120集",
+    "chapter twenty one" -> "chapter 21")."""
     from .numbers import spoken_to_digits
 
     text = unicodedata.normalize("NFC", text).strip()
@@ -94,4 +97,4 @@ def clean_transcript(text: str, mends: tuple[tuple[re.Pattern[str], str], ...] =
     text = _CJK_DIGIT_GAP.sub("", text)
     for pattern, replacement in mends:
         text = pattern.sub(replacement, text)
-    return spoken_to_digits(text)
+    return spoken_to_digits(text) if digits else text

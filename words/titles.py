@@ -97,6 +97,19 @@ def allowed_typos(keyword: str) -> int:
     return 1 if len(keyword) < 8 else 2
 
 
+def _slip_of(key: str, name: str) -> bool:
+    """True when a short Chinese `key` is a slip of `name`: one character of it more
+    ("段三国" of 三国演义), or a run of `name` as long as it that sounds the same, character
+    by character (pinyin without tones: 西游纪 of 西游记); 小兔子 is no slip of 小王子."""
+    if any(key[:i] + key[i + 1 :] in name for i in range(len(key))):
+        return True
+    heard = _sounds(key)
+    return any(
+        all(set(a) & set(b) for a, b in zip(heard, _sounds(name[i : i + len(key)]), strict=True))
+        for i in range(len(name) - len(key) + 1)
+    )
+
+
 def _near(keyword: str, text: str, starts: frozenset[int] | None = None) -> int | None:
     """Smallest edit distance between `keyword` and any window of `text` (beginning at one
     of `starts` when given: a word's first letter), if small enough."""
@@ -160,6 +173,8 @@ def match_score(keyword: str, title: str, author: str = "") -> int:
     # is not "Dune 2".
     numerals = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))
     distance = _near(key, name, _word_starts(title, name)) if numerals <= set(name) else None
+    if distance and len(key) <= 3 and _CJK_CHAR.search(key) and not _slip_of(key, name):
+        distance = None  # 小兔子 is no slip of 小王子: a slip of three characters sounds the same
     sound = _sound_distance(keyword, title) if numerals <= set(name) else None
     if distance is not None or sound is not None:
         return max(
@@ -346,8 +361,11 @@ def _sounds(text: str) -> list[tuple[str, ...]]:
 class TitleIndex:
     """The library's titles, ready to be found in utterances (see the module docstring).
 
-    `entries` are ``(title, aliases)`` or ``(title, aliases, people)``, people being the
-    album's author and narrator (a name may hold several: "王刚、李野墨"). `function_words`
+    `entries` are ``(title, aliases)``, ``(title, aliases, people)`` or ``(title, aliases,
+    people, parts)``, people being the album's author and narrator (a name may hold
+    several: "王刚、李野墨") and parts other ways to say which volume of a series the title
+    is ("Harry Potter two", 哈利波特第二部: `words.catalog.library_names`), found whole like
+    the parts a title's own number says ("三体2": 三体第二部) and never shortened. `function_words`
     (folded Latin words) and `function_chars` (CJK characters) are what no short form may
     be made of only: "the little" names nothing, nor does 我们 name 我们仨 (by default the
     phrase data's).
@@ -355,7 +373,11 @@ class TitleIndex:
 
     def __init__(
         self,
-        entries: Iterable[tuple[str, Iterable[str]] | tuple[str, Iterable[str], Iterable[str]]],
+        entries: Iterable[
+            tuple[str, Iterable[str]]
+            | tuple[str, Iterable[str], Iterable[str]]
+            | tuple[str, Iterable[str], Iterable[str], Iterable[str]]
+        ],
         *,
         function_words: Iterable[str] | None = None,
         function_chars: str | None = None,
@@ -379,6 +401,7 @@ class TitleIndex:
             if not str(title).strip():
                 continue
             people = rest[0] if rest else ()
+            parts = rest[1] if len(rest) > 1 else ()
             for person in (people,) if isinstance(people, str) else people:
                 for name in _names(str(person)):
                     key = self._person_key(name)
@@ -393,7 +416,7 @@ class TitleIndex:
             for alias in aliases:
                 if str(alias).strip():
                     self._add(alias, title, "alias")
-            for form in self._editions(title):
+            for form in (*self._editions(title), *parts):
                 self._add(form, title, "edition")
         self._cjk.sort(key=lambda f: -len(f[0]))
         self._latin.sort(key=lambda f: -len(f[0]))

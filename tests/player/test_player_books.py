@@ -318,6 +318,12 @@ async def test_position_bookmark_and_status_stay_in_book_time(make_player, tmp_p
     assert "最慢" in (await bounded(player.set_speed(step=-1)))["message"]
     with pytest.raises(BadInputError):
         await bounded(player.set_speed(rate=3.0))
+    # a speed between the rungs of 0.25 steps to the next rung: 0.8 faster is normal
+    await bounded(player.set_speed(rate=0.8))
+    assert (await bounded(player.set_speed(step=1)))["speed"] == 1.0
+    await bounded(player.set_speed(rate=1.1))
+    assert (await bounded(player.set_speed(step=-1)))["speed"] == 1.0
+    assert (await bounded(player.set_speed(step=-1)))["speed"] == 0.75
 
 
 async def test_the_speed_is_remembered_per_book(make_player, tmp_path, minute, moby):

@@ -104,3 +104,23 @@ async def test_a_series_and_part_plays_that_volume_over_a_near_match_of_another(
     assert len(both["albums"]) == 2
     found = await bounded(player.search_album("harry potter two"))
     assert found["albums"][0]["title"] == "Harry Potter and the Chamber of Secrets"
+
+
+async def test_the_title_index_holds_catalog_names_no_other_book_answers_to(make_player, tmp_path):
+    root = tmp_path / "books"
+    make_album(root, "Harry Potter and the Philosopher's Stone", ["Chapter 01"], seconds=1.0)
+    make_album(root, "Harry Potter and the Chamber of Secrets", ["Chapter 01"], seconds=1.0)
+    make_album(root, "Alice in Wonderland", ["Chapter 01"], seconds=1.0)
+    make_album(root, "爱丽丝梦游仙境", ["第01集"], seconds=1.0)
+    player = await make_player(library_paths=[root], language="en")
+    index = player.title_index()
+
+    def found(said: str) -> list[str]:
+        return [n.title for n in index.find(said)]
+
+    # a series and part said with no verb is a title to the words layer, not only to play
+    assert found("harry potter two") == ["Harry Potter and the Chamber of Secrets"]
+    assert found("哈利波特第二部") == ["Harry Potter and the Chamber of Secrets"]
+    # the Chinese book's own title is never the English book's alias
+    assert found("爱丽丝梦游仙境") == ["爱丽丝梦游仙境"]
+    assert found("Alice's Adventures in Wonderland") == ["Alice in Wonderland"]

@@ -2027,3 +2027,88 @@ def test_a_twelfth_round_of_episodes_alone_kept_ends_and_noises(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # what is said around a request is no word of it: openers at the head (with a pause,
+        # or before a question's head), closers at the end, a particle ending a clause
+        ("So did I set a sleep timer?", [("get_status", {"about": "sleep"})]),
+        ("Okay so which chapter is this?", [("get_status", {})]),
+        ("Um, Dracula, chapter seven please", [("play_book", {"keyword": "Dracula", "section": 7})]),
+        ("chapter twelve, no wait, thirteen, please", [("play_book", {"section": 13})]),
+        ("chapter five no wait six thank you", [("play_book", {"section": 6})]),
+        ("jump to eight minutes thirty thanks", [("seek", {"seconds": 510})]),
+        ("音量调到三十，哦不，四十，谢谢", [("set_volume", {"percent": 40})]),
+        ("嗯，一点二五倍速就行啊", [("set_speed", {"rate": 1.25})]),
+        ("小听，这集放完它会自己停不啊", [("get_status", {"about": "sleep"})]),
+        # and the words themselves are kept where they are all there is
+        ("no thanks", []),
+        ("So loud", [("volume_down", {})]),
+    ],
+)  # fmt: skip
+def test_words_said_around_a_request_change_nothing(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+def test_sounds_of_thinking_after_the_boxs_name_are_still_only_that() -> None:
+    reading = read("小听，嗯……那个……就是……", "zh", INDEX)
+    assert reading.calls == () and reading.clarify == "what"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        ("Can I get the Count of Monte Cristo?", [("play_book", {"keyword": "The Count of Monte Cristo"})]),
+        ("how about Frankenstein", [("play_book", {"keyword": "Frankenstein"})]),
+        ("could we have Dracula, please", [("play_book", {"keyword": "Dracula"})]),
+    ],
+)  # fmt: skip
+def test_asking_to_have_a_book_plays_it(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # as a recogniser writes them, with no pause between the clauses
+        ("先暂停等我把孩子哄睡了再继续", [("pause", {})]),  # a clause begins at 等我
+        ("隔壁又在装修电钻吵死了", [("volume_up", {})]),  # the drill, said nearest, is loud
+        ("孩子在隔壁写作业，吵死了", [("volume_down", {})]),
+        # an ordinal taken back by another
+        ("play the second chapter, no, the third", [("play_book", {"section": 3})]),
+    ],
+)  # fmt: skip
+def test_run_on_clauses_the_nearest_noise_and_a_corrected_ordinal(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from blind rounds 59–61
+        ("就这一集往后跳一分钟，别的集不用管", [("seek", {"seconds": 60, "relative": True})]),
+        ("到退一分钟", [("seek", {"seconds": -60, "relative": True})]),  # 倒 heard as 到
+        ("往回到十秒，刚才没听清", [("seek", {"seconds": -10, "relative": True})]),
+        ("好了，电话打完了", [("resume", {})]),
+        ("Make the intro skip 5 seconds longer and the outro 5 seconds shorter.",
+         [("set_skip", {"intro": 5, "outro": -5, "relative": True})]),
+        ("三体里那个射手和农场主的故事，给我放一下",
+         [("play_book", {"keyword": "三体", "episode_title": "射手和农场主"})]),
+        ("讲个小兔子的故事", [("play_book", {"keyword": "小兔子"})]),  # no slip of 小王子
+        ("来段三国吧", [("play_book", {"keyword": "三国演义"})]),
+        ("哎哟，这声儿也忒大了", [("volume_down", {})]),
+        ("这人说话咋这么墨迹呢", [("set_speed", {"step": 1})]),
+        ("Sorry, I zoned out for like the last thirty seconds.",
+         [("seek", {"seconds": -30, "relative": True})]),
+        ("dinner's ready, kids", [("pause", {})]),
+        ("Skip ahead to the chapter called 酉初", [("play_book", {"episode_title": "酉初"})]),
+    ],
+)  # fmt: skip
+def test_a_thirteenth_round_of_once_jumps_slips_of_sound_and_ends_each_their_own(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

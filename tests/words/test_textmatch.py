@@ -58,3 +58,12 @@ def test_a_typo_is_one_within_a_word_not_across_two() -> None:
     assert match_score("emma", "The Martian") == 0
     assert match_score("dracla", "Dracula") > 0 and match_score("harry poter", "Harry Potter") > 0
     assert match_score("the martain", "The Martian") > 0
+
+
+def test_a_short_chinese_title_one_character_off_is_a_slip_only_when_it_sounds_the_same() -> None:
+    from words.titles import match_score
+
+    assert match_score("西游纪", "西游记") > 0  # 纪 and 记 sound the same
+    assert match_score("段三国", "三国演义") > 0  # one character more
+    assert match_score("小兔子", "小王子") == 0  # another word: 兔 is no slip of 王
+    assert match_score("骆驼翔子", "骆驼祥子") > 0  # four characters keep one typo

@@ -92,7 +92,7 @@ def _key(utterance: str, language: str) -> str:
 
 
 def _check(request: dict) -> list[tuple[str, str, str, str]]:
-    """(variant, utterance said so, reading as written, reading of the variant) for each
+    """(language and variant, utterance said so, reading as written, reading of the variant) for each
     variant of `request` that changes its words; the readings as JSON."""
     u, lang = request["utterance"], request["lang"]
     own = _key(u, lang)
@@ -100,7 +100,7 @@ def _check(request: dict) -> list[tuple[str, str, str, str]]:
     for name, make in VARIANTS[lang].items():
         said = make(u)
         if said != u:
-            out.append((name, said, own, _key(said, lang)))
+            out.append((f"{lang} {name}", said, own, _key(said, lang)))
     return out
 
 
@@ -121,11 +121,11 @@ def main() -> int:
     total = steady_total = 0
     for lang, variants in VARIANTS.items():
         for name in variants:
-            mine = [r for r in rows if r[0] == name]
+            mine = [r for r in rows if r[0] == f"{lang} {name}"]
             steady = sum(r[2] == r[3] for r in mine)
             total += len(mine)
             steady_total += steady
-            print(f"  {lang} {name:<10} {steady}/{len(mine)} steady")
+            print(f"  {lang} {name:<13} {steady}/{len(mine)} steady")
             for _n, said, own, other in [r for r in mine if r[2] != r[3]][: args.show]:
                 print(f"      {said}\n        {own}\n     -> {other}")
     share = 100 * steady_total / total if total else 0.0

@@ -215,6 +215,8 @@ async def default_agent(
     path = llm_model_path(config)
     if config.llm.policy != "remote":
         if path.is_file():
+            for old in (config.path("state_dir") / "llm-state").glob("*.llama-state"):
+                old.unlink(missing_ok=True)  # saved before there was one per language
             local = LocalModel(
                 path,
                 n_ctx=llm.n_ctx,
@@ -224,7 +226,9 @@ async def default_agent(
                 grammar=llm.grammar,
                 jump_forward=llm.jump_forward,
                 thought_tokens=llm.thought_tokens,
-                state_dir=config.path("state_dir") / "llm-state",
+                # one saved prompt per language: the prompts differ from their first
+                # tokens, and a service switched between zh and en keeps both
+                state_dir=config.path("state_dir") / "llm-state" / config.language,
             )
             try:
                 await local.load()

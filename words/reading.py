@@ -2561,12 +2561,14 @@ class _Reader:
         rest = PLACEHOLDER.sub("", rest)
         script = script_of(rest) if rest.strip() else self.language
         p = self.phrases(script)
-        articles = ("the", "a", "an") if script == "en" else ()
+        articles = ("the", "a", "an", "of") if script == "en" else ()
+        editions = (*p.words("chinese_edition"), *p.words("english_edition"))
         leftover = strip_words(
             rest,
-            (*p.words("fillers"), *p.words("title_wrappers"), *articles, "的", "吧", "啊", "呢"),
+            (*p.words("fillers"), *p.words("title_wrappers"), *articles, *editions, "的", "吧",
+             "啊", "呢"),
             script,
-        )
+        )  # fmt: skip
         if leftover and any(
             re.fullmatch(x, leftover) for x in p.lexicon.get("purpose_patterns", ())
         ):
@@ -2737,6 +2739,17 @@ def _in_language(reading: Reading, index: TitleIndex | None) -> Reading:
     calls = list(reading.calls)
     for i, call in enumerate(calls):
         keyword = call.arguments.get("keyword")
+        if call.tool == "play_book" and isinstance(keyword, str) and keyword not in index.titles:
+            # "the chinese edition of harry potter": the book's words, not the edition's
+            words = [w for p in (load("zh"), load("en"))
+                     for name in ("chinese_edition", "english_edition") for w in p.words(name)]  # fmt: skip
+            cut = re.sub(
+                "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), " ", keyword
+            )
+            cut = re.sub(r"^\W*(?:of\s+(?:the\s+)?|的)|\s+(?:of|in)\W*$|的$", "", cut.strip())
+            if cut.strip():
+                keyword = cut.strip()
+                calls[i] = call = Call("play_book", {**call.arguments, "keyword": keyword})
         if call.tool != "play_book" or keyword not in index.titles or has_cjk(keyword) == cjk:
             continue
         names = {normalize(n) for n in known_as(keyword)}
@@ -2747,8 +2760,10 @@ def _in_language(reading: Reading, index: TitleIndex | None) -> Reading:
             and (normalize(t) in names or normalize(keyword) in map(normalize, known_as(t)))
         ]
         if len(same) != 1:
+            # "play the Chinese version of Dracula" with Dracula in English alone: asked
+            # first ("Do you want me to play Dracula?"), never played on the words alone
             return dataclasses.replace(
-                reading, calls=(), why=f"no {'Chinese' if cjk else 'English'} edition"
+                reading, guess=True, why=f"no {'Chinese' if cjk else 'English'} edition: asked"
             )
         calls[i] = Call("play_book", {**call.arguments, "keyword": same[0]})
     why = "; ".join(f"{c.tool}{c.arguments}" for c in calls)

@@ -266,3 +266,31 @@ async def test_probe_measures_the_rate_and_the_step_budget_follows(tiny_gguf) ->
         assert model.decode_rate < 1e9  # each reply updates the measured rate
     finally:
         model.close()
+
+
+async def test_each_language_of_the_service_keeps_its_own_saved_prompt(tiny_gguf, tmp_path) -> None:
+    """A service switched from zh to en and back starts from a saved prompt each time after
+    the first of each language: one state file per language, neither deleting the other."""
+    from device.config import dev_config
+    from device.runtime import default_agent
+
+    starts = []
+    for language in ("zh", "en", "zh"):
+        config = dev_config(
+            tmp_path,
+            language=language,
+            models_dir=str(tiny_gguf.parent),
+            llm={"policy": "local", "model": tiny_gguf.name, "n_ctx": 4096},
+        )
+        _agent, models = await asyncio.wait_for(default_agent(config, _registry()), 300)
+        try:
+            local = next(m for m in models if isinstance(m, LocalModel))
+            starts.append(local.last_warm["from_state"])
+        finally:
+            for model in models:
+                closing = model.close()
+                if asyncio.iscoroutine(closing):
+                    await closing
+    saved = sorted(p.parent.name for p in (tmp_path / ".state").rglob("*.llama-state"))
+    assert saved == ["en", "zh"], saved
+    assert starts[0] == 0 and starts[1] == 0 and starts[2] > 500  # zh again: from its file

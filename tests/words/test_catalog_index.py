@@ -69,6 +69,23 @@ def test_a_book_is_found_by_its_catalog_names(utterance: str, keyword: str) -> N
     assert calls(utterance) == [("play_book", {"keyword": keyword})]
 
 
-def test_an_edition_the_library_lacks_is_not_played_on_the_words_alone() -> None:
-    assert calls("play the chinese version of the martian") == []
-    assert calls("play the martian") == [("play_book", {"keyword": "The Martian"})]
+def test_an_edition_the_library_lacks_is_asked_about_first() -> None:
+    reading = read("play the chinese version of the martian", "en", index())
+    assert [(c.tool, c.arguments) for c in reading.calls] == [
+        ("play_book", {"keyword": "The Martian"})
+    ]
+    assert reading.guess  # "Do you want me to play The Martian?", never played on the words
+    assert not read("play the martian", "en", index()).guess
+
+
+@pytest.mark.parametrize(
+    ("utterance", "keyword"),
+    [
+        ("the Chinese version of Alice in Wonderland", "爱丽丝梦游仙境"),  # no verb
+        ("英文版的爱丽丝梦游仙境", "Alice in Wonderland"),
+    ],
+)
+def test_an_edition_said_with_no_verb_plays_it(utterance: str, keyword: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", index())
+    assert [(c.tool, c.arguments) for c in reading.calls] == [("play_book", {"keyword": keyword})]
+    assert not reading.guess

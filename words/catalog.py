@@ -34,9 +34,10 @@ _EDITION = re.compile(r"[（(【\[][^）)】\]]*[）)】\]]")
 
 
 @cache
-def works() -> tuple[tuple[str, ...], ...]:
-    """Every work of ``words/catalog/works.toml`` as the tuple of its names (English ones
-    first); raises ValueError for a work without a name in each language."""
+def _parsed() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Every work of ``words/catalog/works.toml`` as (all its names, English ones first;
+    the names of it by its series and part, or ()); raises ValueError for a work without a
+    name in each language."""
     text = resources.files("words").joinpath("catalog", "works.toml").read_text("utf-8")
     found = []
     for number, work in enumerate(tomllib.loads(text).get("work", ()), 1):
@@ -44,8 +45,16 @@ def works() -> tuple[tuple[str, ...], ...]:
         zh = [str(n).strip() for n in work.get("zh", ()) if str(n).strip()]
         if not en or not zh:
             raise ValueError(f"catalog work {number} needs an English and a Chinese title")
-        found.append(tuple(dict.fromkeys(en + zh + _series_names(work, number))))
+        series = tuple(_series_names(work, number))
+        found.append((tuple(dict.fromkeys(en + zh + list(series))), series))
     return tuple(found)
+
+
+@cache
+def works() -> tuple[tuple[str, ...], ...]:
+    """Every work of ``words/catalog/works.toml`` as the tuple of its names (English ones
+    first); raises ValueError for a work without a name in each language."""
+    return tuple(names for names, _series in _parsed())
 
 
 _EN_COUNTS = "one two three four five six seven eight nine ten".split()
@@ -98,12 +107,17 @@ def known_as(title: str) -> tuple[str, ...]:
     """The other names of the work titled `title` (compared folded, without spaces,
     punctuation or a bracketed edition note) that are long enough to mean it (`_distinct`),
     or () when the catalog does not hold it."""
-    by_name = _by_name()
     own = normalize(title)
-    for key in (own, normalize(_EDITION.sub("", title))):
-        work = by_name.get(key) if key else None
-        if work:
-            return tuple(n for n in work if normalize(n) != own and _distinct(n))
+    work = _named(_by_name(), title)
+    return tuple(n for n in work if normalize(n) != own and _distinct(n))
+
+
+def _named(by_name: dict[str, tuple[str, ...]], title: str) -> tuple[str, ...]:
+    """What `by_name` holds for `title`, compared folded, with or without a bracketed
+    edition note; () when nothing."""
+    for key in (normalize(title), normalize(_EDITION.sub("", title))):
+        if key and key in by_name:
+            return by_name[key]
     return ()
 
 
@@ -117,24 +131,18 @@ def _distinct(name: str) -> bool:
 
 @cache
 def _series() -> dict[str, tuple[str, ...]]:
-    text = resources.files("words").joinpath("catalog", "works.toml").read_text("utf-8")
+    """Each name of a series volume -> the names of it by its series and part."""
     found: dict[str, tuple[str, ...]] = {}
-    for number, work in enumerate(tomllib.loads(text).get("work", ()), 1):
-        names = _series_names(work, number)
-        if names:
-            for name in (*work.get("en", ()), *work.get("zh", ()), *names):
-                found.setdefault(normalize(str(name)), tuple(names))
+    for names, series in _parsed():
+        for name in names if series else ():
+            found.setdefault(normalize(name), series)
     return found
 
 
 def _series_of(title: str) -> tuple[str, ...]:
     """The names of the series volume titled `title` by its series and part ("Harry Potter
     two", 哈利波特第二部), or () for a title that is none."""
-    by_name = _series()
-    for key in (normalize(title), normalize(_EDITION.sub("", title))):
-        if key and key in by_name:
-            return by_name[key]
-    return ()
+    return _named(_series(), title)
 
 
 def library_names(

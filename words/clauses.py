@@ -14,6 +14,7 @@ The masked text stands titles as ``§B<i>§``, durations as ``§D<seconds>§``, 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -214,6 +215,45 @@ def _words_in(words: Iterable[str], text: str, script: str) -> list[re.Match[str
     return list(re.finditer(f"{edge[0]}(?:{body}){edge[1]}", text))
 
 
+@dataclass(frozen=True)
+class _Edges:
+    """One language's words said around a request, ready to match (see `Scanner.edges`)."""
+
+    opener: re.Pattern[str]  # an opener at the head, its groups "word" and "gap"
+    bare: frozenset[str]  # openers dropped with no pause after them
+    heads: frozenset[str]  # words a question begins with (English only)
+    closer: re.Pattern[str]  # a closer at the end, with the pause before it
+    particles: re.Pattern[str] | None  # particles ending a Chinese clause
+    particle_words: tuple[str, ...]  # words that end in a particle's character
+
+
+@functools.cache
+def _edges_of(language: str) -> _Edges:
+    p = load(language)
+    bound = (r"(?![\w'])", r"(?<![\w'])") if language == "en" else ("", "")
+
+    def alternation(name: str) -> str:
+        return "|".join(map(re.escape, sorted(p.words(name), key=len, reverse=True)))
+
+    heads: set[str] = set()
+    if language == "en":
+        heads = {*p.words("auxiliaries"), *(w.split()[0] for w in p.words("question_words"))}
+        heads -= {"s", "'s"}
+    particles = alternation("final_particles")
+    return _Edges(
+        opener=re.compile(
+            rf"(?P<word>{alternation('openers')}){bound[0]}(?P<gap>[{_GAP}]*)", re.IGNORECASE
+        ),
+        bare=frozenset(p.words("openers_bare")),
+        heads=frozenset(heads),
+        closer=re.compile(rf"[{_GAP}]*{bound[1]}(?:{alternation('closers')})[{_GAP}]*$", re.I),
+        particles=re.compile(rf"(?<=[\u4e00-\u9fff])(?:{particles})+(?=[{_GAP}?？]|$)")
+        if particles
+        else None,
+        particle_words=p.words("particle_words"),
+    )
+
+
 def script_of(text: str) -> str:
     return "zh" if re.search(r"[\u3400-\u9fff]", PLACEHOLDER.sub("", text)) else "en"
 
@@ -257,15 +297,14 @@ class Scanner:
             if cut is None or not self._something(cut):
                 break
             rest = cut
-        particles = "|".join(map(re.escape, self.zh.words("final_particles")))
-        words = self.zh.words("particle_words")
+        edge = _edges_of("zh")
 
         def drop(m: re.Match[str]) -> str:
             said = m.string[: m.end()]
-            return m.group(0) if any(said.endswith(w) for w in words) else ""
+            return m.group(0) if any(said.endswith(w) for w in edge.particle_words) else ""
 
-        if particles:
-            cut = re.sub(rf"(?<=[\u4e00-\u9fff])(?:{particles})+(?=[{_GAP}?？]|$)", drop, rest)
+        if edge.particles is not None:
+            cut = edge.particles.sub(drop, rest)
             if self._something(cut):
                 rest = cut
         return rest
@@ -284,30 +323,24 @@ class Scanner:
         """`text` without the opener at its head, or None when none stands there: an
         opener followed by a pause, one of ``openers_bare``, or (in English) one before a
         question's head ("so did I set a timer")."""
-        for p in (self.en, self.zh):
-            bare = set(p.words("openers_bare"))
-            heads = {*p.words("auxiliaries"), *(w.split()[0] for w in p.words("question_words"))}
-            heads -= {"s", "'s"}
-            for word in sorted(p.words("openers"), key=len, reverse=True):
-                bound = r"(?![\w'])" if p.language == "en" else ""
-                m = re.match(rf"{re.escape(word)}{bound}(?P<gap>[{_GAP}]*)", text, re.IGNORECASE)
-                if m is None:
-                    continue
-                after = text[m.end() :]
-                paused = bool(re.search(r"[^\s]", m.group("gap")))
-                nxt = re.match(r"[\w']+", after)
-                asking = p.language == "en" and nxt is not None and nxt.group(0).lower() in heads
-                if paused or word in bare or asking:
-                    return after
+        for language in ("en", "zh"):
+            edge = _edges_of(language)
+            m = edge.opener.match(text)
+            if m is None:
+                continue
+            after = text[m.end() :]
+            paused = bool(re.search(r"[^\s]", m.group("gap")))
+            nxt = re.match(r"[\w']+", after)
+            asking = nxt is not None and nxt.group(0).lower() in edge.heads
+            if paused or m.group("word").lower() in edge.bare or asking:
+                return after
         return None
 
     def _closer(self, text: str) -> str | None:
         """`text` without the closer at its end ("…, thank you", "…谢谢"), or None when
         none stands there ("no thanks" is an answer, not a courtesy)."""
-        for p in (self.en, self.zh):
-            words = "|".join(map(re.escape, sorted(p.words("closers"), key=len, reverse=True)))
-            bound = r"(?<![\w'])" if p.language == "en" else ""
-            m = re.search(rf"[{_GAP}]*{bound}(?:{words})[{_GAP}]*$", text, re.IGNORECASE)
+        for language in ("en", "zh"):
+            m = _edges_of(language).closer.search(text)
             if m is None or re.search(r"(?<![\w'])no\s*$", text[: m.start()], re.IGNORECASE):
                 continue
             return text[: m.start()]

@@ -31,6 +31,7 @@ removes a tool from the model's choice.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -2723,32 +2724,29 @@ def _in_language(reading: Reading, index: TitleIndex | None) -> Reading:
     """`reading` with a book asked for in one language ("the Chinese version of Alice in
     Wonderland", "英文版的爱丽丝梦游仙境") played in that language's edition: the library's
     title in that script that the catalog gives as the same work (`words.catalog`). When
-    the library holds none, nothing is played on the words alone (a wrong edition is a
-    wrong action)."""
+    the library holds none, the play is asked about first (`Reading.guess`: a wrong
+    edition is a wrong action); a keyword no title is keeps the book's words, not the
+    edition's ("the chinese edition of harry potter": "harry potter")."""
     if index is None or not any(c.tool == "play_book" for c in reading.calls):
         return reading
-    wants = [
+    wants = {
         cjk
-        for cjk, name in ((True, "chinese_edition"), (False, "english_edition"))
-        for p in (load("zh"), load("en"))
-        if any(said_in(w, reading.folded, p.language) for w in p.words(name))
-    ]
-    if len(set(wants)) != 1:
+        for cjk, words in _edition_words().items()
+        if any(said_in(w, reading.folded, script_of(w)) for w in words)
+    }
+    if len(wants) != 1:
         return reading
-    cjk = wants[0]
+    cjk = wants.pop()
+    said = (w for words in _edition_words().values() for w in words)
+    edition = "|".join(re.escape(w) for w in sorted(said, key=len, reverse=True))
     calls = list(reading.calls)
     for i, call in enumerate(calls):
         keyword = call.arguments.get("keyword")
         if call.tool == "play_book" and isinstance(keyword, str) and keyword not in index.titles:
-            # "the chinese edition of harry potter": the book's words, not the edition's
-            words = [w for p in (load("zh"), load("en"))
-                     for name in ("chinese_edition", "english_edition") for w in p.words(name)]  # fmt: skip
-            cut = re.sub(
-                "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), " ", keyword
-            )
-            cut = re.sub(r"^\W*(?:of\s+(?:the\s+)?|的)|\s+(?:of|in)\W*$|的$", "", cut.strip())
-            if cut.strip():
-                keyword = cut.strip()
+            cut = re.sub(edition, " ", keyword).strip()
+            cut = re.sub(r"^\W*(?:of\s+(?:the\s+)?|的)|\s+(?:of|in)\W*$|的$", "", cut).strip()
+            if cut:
+                keyword = cut
                 calls[i] = call = Call("play_book", {**call.arguments, "keyword": keyword})
         if call.tool != "play_book" or keyword not in index.titles or has_cjk(keyword) == cjk:
             continue
@@ -2768,6 +2766,16 @@ def _in_language(reading: Reading, index: TitleIndex | None) -> Reading:
         calls[i] = Call("play_book", {**call.arguments, "keyword": same[0]})
     why = "; ".join(f"{c.tool}{c.arguments}" for c in calls)
     return dataclasses.replace(reading, calls=tuple(calls), why=f"the edition asked for: {why}")
+
+
+@functools.cache
+def _edition_words() -> dict[bool, tuple[str, ...]]:
+    """The words of an edition in one language, both languages' phrase data together:
+    True (Chinese: "中文版", "the chinese version") and False (English)."""
+    return {
+        cjk: tuple(w for p in (load("zh"), load("en")) for w in p.words(name))
+        for cjk, name in ((True, "chinese_edition"), (False, "english_edition"))
+    }
 
 
 def amount_reply(utterance: str, language: str = "zh") -> bool:

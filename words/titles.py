@@ -104,10 +104,13 @@ def _slip_of(key: str, name: str) -> bool:
     if any(key[:i] + key[i + 1 :] in name for i in range(len(key))):
         return True
     heard = _sounds(key)
-    return any(
-        all(set(a) & set(b) for a, b in zip(heard, _sounds(name[i : i + len(key)]), strict=True))
-        for i in range(len(name) - len(key) + 1)
-    )
+    return any(_sound_alike(heard, name[i : i + len(key)]) for i in range(len(name) - len(key) + 1))
+
+
+def _sound_alike(heard: list[tuple[str, ...]], text: str) -> bool:
+    """True when `text` sounds as `heard` (`_sounds` of another text as long), character by
+    character: some reading of each in common."""
+    return all(set(a) & set(b) for a, b in zip(heard, _sounds(text), strict=True))
 
 
 def _near(keyword: str, text: str, starts: frozenset[int] | None = None) -> int | None:
@@ -921,9 +924,7 @@ class TitleIndex:
                     title
                     for k, title, _ in self._cjk
                     if (len(k) == len(key) or (len(key) >= 3 and len(k) > len(key)))
-                    and all(
-                        set(a) & set(b) for a, b in zip(heard, _sounds(k[: len(key)]), strict=True)
-                    )
+                    and _sound_alike(heard, k[: len(key)])
                 ]
         if not found:
             said = set(re.findall(r"[\d零〇一二两三四五六七八九十百千]", key))

@@ -24,7 +24,7 @@ from typing import Any
 
 from words.numbers import chinese_number, english_number
 from words.text import CJK, fold, normalize
-from words.titles import EXACT, SUBSTRING, is_stop_word, sounds_alike
+from words.titles import EXACT, SUBSTRING, is_stop_word, sounds_alike, sounds_inside
 
 from .contract import (
     ALBUM,
@@ -505,6 +505,13 @@ class PlayerTools:
             )
         if episode_words:
             chosen = episodes_titled(detail.episodes, episode_words)
+            if not chosen and section is None:
+                # "三体死神永生那一集": of a series, the book holding that episode, or which?
+                found = await self._in_series(detail, episode_words)
+                if isinstance(found, dict):
+                    return found
+                if found is not None:
+                    detail, chosen = found[0], [found[1]]
             if not chosen and section is not None:
                 chosen = [self.find_episode(detail, int(section))]
             if not chosen:
@@ -519,6 +526,35 @@ class PlayerTools:
         else:
             message = await self.play(detail, detail.episodes[0])
         return self._played(message)
+
+    async def _in_series(
+        self, detail: AlbumDetail, words: str
+    ) -> tuple[AlbumDetail, Any] | dict[str, Any] | None:
+        """For an episode title `words` the book `detail` lacks: the one other book of its
+        series here ("三体2" beside "三体": titles that begin with its title) and that
+        book's one episode so titled; else, when the series has other books here, the
+        question which of them is meant (`_offer`, a choice); None when it has none."""
+        own = normalize(detail.album.title)
+        albums = await asyncio.to_thread(self.library_albums)
+        others = [
+            a
+            for a in albums
+            if a.id != detail.album.id
+            and (key := normalize(a.title)) != own
+            and key.startswith(own)
+            and len(own) >= 2
+        ]
+        if not others:
+            return None
+        held = []
+        for album in others:
+            other = await self.resolve(album.id)
+            chosen = episodes_titled(other.episodes, words)
+            if len(chosen) == 1:
+                held.append((other, chosen[0]))
+        if len(held) == 1:
+            return held[0]
+        return self._offer("which_of", [detail.album, *others], 3, choice=True)
 
     async def _several(self, keyword: str) -> tuple[str, list[Album]]:
         """When `keyword` names several of the library's albums equally well ("harry
@@ -1498,7 +1534,8 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
     ("桃园三结义" for "第一回 宴桃园豪杰三结义"): the one title holding all their characters
     in order, at least half of its own beside its number; none when two titles do. English
     words heard as others that sound alike ("soul ten" for "Sol 10") name the one title
-    holding such a run. Chinese numerals said with Latin words are digits ("sol十二" is
+    holding such a run, and Chinese ones the one title holding a run that sounds as they do
+    ("大闹天公" for "大闹天宫"). Chinese numerals said with Latin words are digits ("sol十二" is
     "Sol 12")."""
     if re.search(r"[A-Za-z]", words):
         words = _CHINESE_NUMERALS.sub(
@@ -1527,7 +1564,12 @@ def episodes_titled(episodes: Any, words: str) -> list[Any]:
         rest = iter(own)
         if len(squashed) * 2 >= len(own) and all(ch in rest for ch in squashed):
             in_order.append(episode)
-    return in_order if len(in_order) == 1 else []
+    if in_order:
+        return in_order if len(in_order) == 1 else []
+    # "大闹天公" for "大闹天宫", as a recogniser writes a word by its sound: the one title
+    # holding a run that sounds as the words do
+    alike = [e for e in episodes if sounds_inside(squashed, "".join(title_tokens(e.title)))]
+    return alike if len(alike) == 1 else []
 
 
 def _holding(episodes: Any, want: list[str], same: Any) -> list[Any]:

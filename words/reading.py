@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from rapidfuzz.distance import Levenshtein
+
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .catalog import known_as
 from .clauses import (
@@ -1898,6 +1900,10 @@ class _Reader:
                 _PART_SAID.search(residue)
             ):
                 continue  # "平凡的世界先从第一部听起": a part said, read by the title's edition
+            if re.search(r"^[^，。！？]{0,3}?(?:那|这)一?[集章回节]", clause.text[m.end(2) :]) or (
+                re.search(r"(?:那|这)一?[集章回节]$", said)
+            ):
+                continue  # "三体疯狂年代那一集": an episode's title, found by the player
             own = fold(title)
             series = [t for t in self.index.titles if fold(t).startswith(own)]
             if len(series) > 1:
@@ -2546,7 +2552,19 @@ class _Reader:
             # "the Dorian Grey one": a title the scan missed (a letter off) with "one" after
             # it, when the words before it name one book, and nothing else describes
             return len(self.index.lookup(" ".join(said[:-1]))) != 1
+        if found and self.index is not None and self._split_title(keyword):
+            return False  # "treasure i land": a title as a recogniser splits it
         return bool(found)
+
+    def _split_title(self, keyword: str) -> bool:
+        """True when `keyword`'s letters, its spaces left out, spell one library title but
+        for one letter ("treasure i land": Treasure Island), as a recogniser splits a
+        word it does not know into words it does."""
+        squashed = normalize(keyword)
+        if len(squashed) < 6:
+            return False
+        near = [t for t in self.index.titles if Levenshtein.distance(squashed, normalize(t)) <= 1]
+        return len(near) == 1
 
     def _bare(
         self,

@@ -51,6 +51,7 @@ __all__ = [
     "keyword_spans",
     "match_score",
     "sounds_alike",
+    "sounds_inside",
     "title_named",
 ]
 
@@ -111,6 +112,17 @@ def _sound_alike(heard: list[tuple[str, ...]], text: str) -> bool:
     """True when `text` sounds as `heard` (`_sounds` of another text as long), character by
     character: some reading of each in common."""
     return all(set(a) & set(b) for a, b in zip(heard, _sounds(text), strict=True))
+
+
+def sounds_inside(words: str, text: str) -> bool:
+    """True when Chinese `words` sound, character by character, as a run of `text` (pinyin
+    without tones: 大闹天公 in 大闹天宫, 卢提辖 in 鲁提辖拳打镇关西)."""
+    if not words or len(words) > len(text):
+        return False
+    heard = _sounds(words)
+    return any(
+        _sound_alike(heard, text[i : i + len(words)]) for i in range(len(text) - len(words) + 1)
+    )
 
 
 def _near(keyword: str, text: str, starts: frozenset[int] | None = None) -> int | None:
@@ -477,15 +489,19 @@ class TitleIndex:
     @staticmethod
     def _editions(title: str) -> list[str]:
         """Other ways to say a title's part or volume ("三体2": 三体第二部, 三体第2部,
-        三体二; "明朝那些事儿 第一部": 明朝那些事儿1; "Dune 2": "Dune part 2")."""
+        三体二; "明朝那些事儿 第一部": 明朝那些事儿1, and without the 儿 of its name
+        said the southern way, 明朝那些事第一部; "Dune 2": "Dune part 2")."""
         folded = fold(title).strip()
         forms: list[str] = []
         zh = _ZH_EDITION.match(folded)
         if zh and _CJK_CHAR.search(zh.group("base")):
             n = chinese_number(zh.group("n1") or zh.group("n2") or "")
+            base = zh.group("base").strip()
+            bases = [base, base[:-1]] if base.endswith("儿") and len(base) > 3 else [base]
             if n is not None and 0 < n < 100:
                 forms += [
-                    zh.group("base") + said
+                    b + said
+                    for b in bases
                     for said in _EDITION_SAID_ZH.format(n=n, cn=_cn(n)).split("|")
                 ]
             return [f for f in forms if normalize(f) != normalize(title)]

@@ -540,6 +540,13 @@ def test_episode_titles_match_folded_and_as_whole_tokens():
     assert named("soul 19") == ["Sol 19"] and named("soul nine") == ["Sol 9"]
     assert named("soul 20") == [] and named("seoul") == []  # no such number; in two titles
     assert named("the carpet rug") == []  # "rug" is no sound of "bag"
+    # Chinese words a recogniser wrote by their sound: the one title holding a run so heard
+    heard = [*told, Episode("lib:y", 5, "第五回 大闹天宫", "/y/5.mp3")]
+    assert [e.section for e in episodes_titled(heard, "大闹天公")] == [5]
+    assert [e.section for e in episodes_titled(heard, "怒编督邮")] == [2]
+    assert [e.section for e in episodes_titled(heard, "大闹地宫")] == []  # 地 is no sound of 天
+    twice = [*heard, Episode("lib:y", 6, "第六回 再闹天宫", "/y/6.mp3")]
+    assert episodes_titled(twice, "闹天公") == []  # heard in two titles: neither
 
 
 async def test_a_keyword_naming_an_episode_of_the_book_heard_plays_it(make_player, hours, sink):
@@ -641,3 +648,25 @@ async def test_a_search_by_words_around_a_persons_name_searches_by_the_name(make
     assert found["message"].startswith("Jane Austen has 2 albums here: ")
     assert "by Jane" not in found["message"] and "read by Juliet Stevenson" in found["message"]
     assert found["message"].endswith(". Which one would you like?"), found["message"]
+
+
+async def test_an_episode_title_of_a_series_is_looked_for_in_its_books(tmp_path, make_player):
+    """ "三体死神永生那一集": the episode is in the series' other book, which plays; an episode
+    none of its books holds asks which book, never an error of the first."""
+    from player_fixtures import make_album
+
+    root = tmp_path / "series"
+    make_album(root, "三体", ["第一集 科学边界", "第二集 射手和农场主"], seconds=1.0)
+    make_album(root, "三体2", ["第一集 面壁者", "第二集 咒语"], seconds=1.0)
+    make_album(root, "西游记", ["第一集 猴王出世"], seconds=1.0)
+    player = await make_player(library_paths=[root])
+    played = await bounded(player.play_book("三体", episode_title="面壁者"))
+    assert played["now"]["title"] == "三体2" and played["now"]["episode"] == 1
+    asked = await bounded(player.play_book("三体", episode_title="死神永生"))
+    assert "三体2" in asked["message"] and asked.get("now") is None
+    assert sorted(a["title"] for a in asked["albums"]) == ["三体", "三体2"]
+    assert player.state == PlayerState.PLAYING and player.now.detail.album.title == "三体2"
+    own = await bounded(player.play_book("三体", episode_title="射手和农场主"))
+    assert own["now"]["title"] == "三体" and own["now"]["episode"] == 2
+    with pytest.raises(NotFoundError):  # a book of no series: its own error, as before
+        await bounded(player.play_book("西游记", episode_title="死神永生"))

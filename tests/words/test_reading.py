@@ -2112,3 +2112,45 @@ def test_a_thirteenth_round_of_once_jumps_slips_of_sound_and_ends_each_their_own
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from blind rounds 62–64
+        ("锅开了，先别念了", [("pause", {})]),  # for now: a pause, not a stop
+        ("现在有没有定时啊", [("get_status", {"about": "sleep"})]),  # no book called 定时
+        ("有定时吗", [("get_status", {"about": "sleep"})]),
+        ("现在开头给我跳过几秒来着？", [("get_status", {"about": "skip"})]),
+        ("呃片头别跳了片尾还跳着", [("set_skip", {"intro": 0})]),
+        ("快近一分半钟", [("seek", {"seconds": 90, "relative": True})]),  # 快进 heard as 快近
+        ("我老伴儿在旁边睡觉呢。", [("volume_down", {})]),
+        ("He is reading like he is in a race, I cannot follow him.", [("set_speed", {"step": -1})]),
+        ("Ugh, my hands are all wet. Just hush it for a sec.", [("pause", {})]),
+        ("skip intros by ten seconds and uh set a timer for half an hour",
+         [("set_skip", {"intro": 10, "relative": True}), ("sleep_timer", {"minutes": 30})]),
+        ("Did I set a sleep timer?", [("get_status", {"about": "sleep"})]),
+        ("明朝那些事第二部第五集", [("play_book", {"keyword": "明朝那些事儿 第二部", "section": 5})]),
+        # an episode's title after a series' first book is the player's to find, no choice
+        ("放一下三体疯狂年代那一集", [("play_book", {"keyword": "三体", "episode_title": "疯狂年代"})]),
+        ("放三体死神永生", []),  # a book of the series not named: which one, asked
+    ],
+)  # fmt: skip
+def test_a_fourteenth_round_of_pauses_for_now_timers_asked_and_series_said_short(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+def test_this_episode_then_the_next_is_no_move_now() -> None:
+    """ "这集完了接着放下一集" tells what happens after this episode, not a move now."""
+    said = calls("算了，这集完了接着放下一集，不用停。")
+    assert ("next_episode", {}) not in said
+    assert ("sleep_timer", {"minutes": 0}) in said
+
+
+def test_a_title_as_a_recogniser_splits_it_is_no_description() -> None:
+    index = TitleIndex([*LIBRARY, ("Treasure Island", ())])
+    said = [(c.tool, c.arguments) for c in read("play treasure i land", "en", index).calls]
+    assert said == [("play_book", {"keyword": "Treasure Island"})]
+    assert [c.tool for c in read("play the book my friend recommended", "en", index).calls] == []

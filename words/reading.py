@@ -1158,7 +1158,17 @@ class _Reader:
             del kept["playback"]
             playback = None
         if playback and seek and (playback[1].tool, playback[1].kind) == ("play_book", "replay"):
-            if seek[1].kind != "pattern":
+            segment = (
+                seek[0] is playback[0]
+                and seek[1].kind == "back"
+                and re.search(r"[段句]", seek[0].text[seek[1].start : seek[1].end])
+                and not re.search(r"[整这本全]一?[集章回节]", seek[0].text)
+            )
+            if segment and self._scope(playback[0]) != "episode":
+                # "前面那一小段能再来一遍不": a stretch of words heard again, not the episode
+                # ("刚那段没听明白 整集重放": the episode, said in a clause of its own)
+                del kept["playback"]
+            elif seek[1].kind != "pattern":
                 del kept["seek"]
             elif self._scope(playback[0]) != "episode" and "§E" not in playback[0].text:
                 # "往回倒十五秒再放一遍": those seconds again, not the episode

@@ -2134,6 +2134,9 @@ def test_a_thirteenth_round_of_once_jumps_slips_of_sound_and_ends_each_their_own
         # an episode's title after a series' first book is the player's to find, no choice
         ("放一下三体疯狂年代那一集", [("play_book", {"keyword": "三体", "episode_title": "疯狂年代"})]),
         ("放三体死神永生", []),  # a book of the series not named: which one, asked
+        # a stretch of words heard again is a step back, not the whole episode
+        ("我刚走神了，前面那一小段能再来一遍不？", [("seek", {"seconds": -30, "relative": True})]),
+        ("刚那段没听明白 整集重放", [("play_book", {"section": Ref.EPISODE})]),
     ],
 )  # fmt: skip
 def test_a_fourteenth_round_of_pauses_for_now_timers_asked_and_series_said_short(

@@ -303,6 +303,32 @@ class _Reader:
 
     # -- the facts -------------------------------------------------------------------
 
+    def _longer_title(self, named: Named, text: str) -> bool:
+        """True when a Latin title is said as the start of a longer one, its next word
+        written with a capital as a name is ("Dune Messiah", "The Martian Chronicles by
+        Ray Bradbury"): another book, which the library may not hold, not this one. A word
+        of the request's own (a function word, an episode's or a volume's noun, a courtesy)
+        or a title written all in capitals is no such word."""
+        if named.how not in ("title", "alias") or has_cjk(named.title):
+            return False  # a short form or a person's name may stand before more of it
+        if text.isupper() or text.istitle():
+            return False
+        m = re.match(r"\s+([A-Z][a-z'’]+)\b", text[named.end :])
+        if m is None:
+            return False
+        word = m.group(1).lower()
+        p = self.en
+        own = {
+            *p.words("function_words"),
+            *p.words("episode_counters"),
+            *p.words("edition_counters"),
+            *p.words("closers"),
+            *p.words("fillers"),
+            "i",
+            "sol",
+        }
+        return word not in own
+
     def read(self) -> Reading:
         # what is said around the request ("Okay, …", "…, thanks", "…就行啊") is read away
         # before the recogniser's slips are mended, as they may stand only at an end
@@ -325,6 +351,7 @@ class _Reader:
         # "上一个成语故事没听懂": after 上一个 / "the previous" a title is a common noun, one of
         # the book's episodes (a book is never "the previous 成语故事")
         titles = [n for n in titles if not _EPISODE_BEFORE_TITLE.search(folded[: n.start])]
+        titles = [n for n in titles if not self._longer_title(n, text)]
         spans: list[tuple[int, int, str]] = [
             (n.start, n.end, f"§B{i}§") for i, n in enumerate(titles)
         ]

@@ -2157,3 +2157,29 @@ def test_a_title_as_a_recogniser_splits_it_is_no_description() -> None:
     said = [(c.tool, c.arguments) for c in read("play treasure i land", "en", index).calls]
     assert said == [("play_book", {"keyword": "Treasure Island"})]
     assert [c.tool for c in read("play the book my friend recommended", "en", index).calls] == []
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from blind rounds 65–67 (English)
+        ("It's a bit quiet, innit?", [("volume_up", {})]),  # no "quiet!" to stop it
+        ("Who's that reading? He's got a lovely voice.", [("get_status", {"about": "narrator"})]),
+        ("Kindly skip the starting music of each episode, it is around one minute only.",
+         [("set_skip", {"intro": 60})]),
+        ("Remove the outro skip but keep the intro one.", [("set_skip", {"outro": 0})]),
+        ("sleep timer half an our", [("sleep_timer", {"minutes": 30})]),
+        ("play it at to times speed", [("set_speed", {"rate": 2.0})]),
+        ("go to for minutes thirty seconds", [("seek", {"seconds": 270})]),
+        ("Right, I'm off to the shops, back in an hour or so.", [("pause", {})]),
+        ("Right, I'm in the car now, off we go.", [("resume", {})]),
+        # a title said as the start of a longer one names another book
+        ("Put on Dracula Returns.", [("play_book", {"keyword": "dracula returns"})]),
+        ("Put on Dracula Please", [("play_book", {"keyword": "Dracula"})]),
+        ("Play Dracula Chapter 3", [("play_book", {"keyword": "Dracula", "section": 3})]),
+    ],
+)  # fmt: skip
+def test_a_fifteenth_round_in_english_of_remarks_homophones_and_longer_titles(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -535,6 +535,8 @@ class PlayerTools:
         book's one episode so titled; else, when the series has other books here, the
         question which of them is meant (`_offer`, a choice); None when it has none."""
         own = normalize(detail.album.title)
+        if len(own) < 2:
+            return None
         albums = await asyncio.to_thread(self.library_albums)
         others = [
             a
@@ -542,7 +544,6 @@ class PlayerTools:
             if a.id != detail.album.id
             and (key := normalize(a.title)) != own
             and key.startswith(own)
-            and len(own) >= 2
         ]
         if not others:
             return None

@@ -37,8 +37,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from rapidfuzz.distance import Levenshtein
-
 from .amounts import NUMERAL_IN_WORD, clock_spans, duration_spans, percents_said, rate_said
 from .catalog import known_as
 from .clauses import (
@@ -303,7 +301,7 @@ class _Reader:
 
     # -- the facts -------------------------------------------------------------------
 
-    def _longer_title(self, named: Named, text: str) -> bool:
+    def _longer_title(self, named: Named) -> bool:
         """True when a Latin title is said as the start of a longer one, its next word
         written with a capital as a name is ("Dune Messiah", "The Martian Chronicles by
         Ray Bradbury"): another book, which the library may not hold, not this one. A word
@@ -311,9 +309,9 @@ class _Reader:
         or a title written all in capitals is no such word."""
         if named.how not in ("title", "alias") or has_cjk(named.title):
             return False  # a short form or a person's name may stand before more of it
-        if text.isupper() or text.istitle():
+        if self.text.isupper() or self.text.istitle():
             return False
-        m = re.match(r"\s+([A-Z][a-z'’]+)\b", text[named.end :])
+        m = re.match(r"\s+([A-Z][a-z'’]+)\b", self.text[named.end :])
         if m is None:
             return False
         word = m.group(1).lower()
@@ -351,7 +349,7 @@ class _Reader:
         # "上一个成语故事没听懂": after 上一个 / "the previous" a title is a common noun, one of
         # the book's episodes (a book is never "the previous 成语故事")
         titles = [n for n in titles if not _EPISODE_BEFORE_TITLE.search(folded[: n.start])]
-        titles = [n for n in titles if not self._longer_title(n, text)]
+        titles = [n for n in titles if not self._longer_title(n)]
         spans: list[tuple[int, int, str]] = [
             (n.start, n.end, f"§B{i}§") for i, n in enumerate(titles)
         ]
@@ -2589,19 +2587,9 @@ class _Reader:
             # "the Dorian Grey one": a title the scan missed (a letter off) with "one" after
             # it, when the words before it name one book, and nothing else describes
             return len(self.index.lookup(" ".join(said[:-1]))) != 1
-        if found and self.index is not None and self._split_title(keyword):
+        if found and self.index is not None and len(self.index.spelled(keyword)) == 1:
             return False  # "treasure i land": a title as a recogniser splits it
         return bool(found)
-
-    def _split_title(self, keyword: str) -> bool:
-        """True when `keyword`'s letters, its spaces left out, spell one library title but
-        for one letter ("treasure i land": Treasure Island), as a recogniser splits a
-        word it does not know into words it does."""
-        squashed = normalize(keyword)
-        if len(squashed) < 6:
-            return False
-        near = [t for t in self.index.titles if Levenshtein.distance(squashed, normalize(t)) <= 1]
-        return len(near) == 1
 
     def _bare(
         self,

@@ -104,8 +104,7 @@ def _slip_of(key: str, name: str) -> bool:
     by character (pinyin without tones: 西游纪 of 西游记); 小兔子 is no slip of 小王子."""
     if any(key[:i] + key[i + 1 :] in name for i in range(len(key))):
         return True
-    heard = _sounds(key)
-    return any(_sound_alike(heard, name[i : i + len(key)]) for i in range(len(name) - len(key) + 1))
+    return sounds_inside(key, name)
 
 
 def _sound_alike(heard: list[tuple[str, ...]], text: str) -> bool:
@@ -855,6 +854,15 @@ class TitleIndex:
         latin = re.fullmatch(r"[0-9a-z\u00c0-\u024f]+", key)
         form = " ".join(_latin_words(words)) if latin else key
         return list(dict.fromkeys(title for title, _ in self._forms.get(form, [])))
+
+    def spelled(self, words: str) -> list[str]:
+        """The titles whose letters `words` spell but for one, their spaces left out
+        ("treasure i land": Treasure Island, as a recogniser splits a word it does not know
+        into words it does); none for words of fewer than six letters."""
+        squashed = normalize(words)
+        if len(squashed) < 6:
+            return []
+        return [t for t in self.titles if Levenshtein.distance(squashed, normalize(t)) <= 1]
 
     def lookup(self, words: str) -> list[str]:
         """The titles `words` (the part of a request that says which book, e.g. "哈利波特"

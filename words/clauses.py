@@ -605,6 +605,10 @@ class Scanner:
             every = [m.span() for m in _words_in(p.words("every_episode"), text, "en")]
             hits = [h for h in hits if h.tool != "next_episode"
                     or not any(a <= h.start and h.end <= b for a, b in every)]  # fmt: skip
+            # "every time i must to wait": the listener's waiting told, no pause asked
+            leads = p.bounded(list(p.words("waiting_leads")))
+            hits = [h for h in hits if text[h.start : h.end] != "wait"
+                    or not re.search(rf"{leads}\s*$", text[: h.start])]  # fmt: skip
         if script == "zh":  # "恢复成原来那样": a setting as it was, no resume
             restore = self.zh.words("restore_words")
             hits = [h for h in hits if h.tool != "resume"

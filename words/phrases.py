@@ -40,7 +40,7 @@ _LEXICON_LISTS = {
     "yes_words", "no_words", "louder_situations", "quieter_situations", "clause_starts",
     "clause_keepers", "clause_ends", "subject_starts", "clause_finals",
     "clause_alone", "heard_words", "not_heads",
-    "leaving_situations", "every_episode", "not_negations", "own_tasks", "listening_words",
+    "leaving_situations", "every_episode", "not_negations", "own_tasks", "waiting_leads", "listening_words",
     "episode_nouns", "finish_words", "openers", "openers_bare", "closers",
     "chinese_edition", "english_edition", "particle_words",
     "final_particles", "until_words", "then_words", "conditional_words", "auxiliaries", "amount_reply_words",

@@ -1169,6 +1169,10 @@ class _Reader:
                 said_in(w, PLACEHOLDER.sub(" ", volume[0].text), script_of(volume[0].text))
                 for w in self.phrases(script_of(volume[0].text)).words("volume_nouns")
             )
+            and not re.search(
+                r"\b(?:and|then)\b|[,，、]|然后|再",
+                volume[0].text[volume[1].end : speed[1].start],
+            )  # "turn it down a little and slow it to point eight": two acts
         ):  # "crank it up to three x": up to a speed, no volume said
             kept.pop("volume", None)
         playback, seek, sleep = kept.get("playback"), kept.get("seek"), kept.get("sleep")

@@ -716,6 +716,7 @@ class TitleIndex:
                     out.append(Named(title, folded[start:end], start, end, "short"))
         # Latin: two words or more in a row, not all function words, found in one title only.
         runs: dict[tuple[str, ...], set[str]] = {}
+        follows: dict[tuple[str, ...], set[str]] = {}  # the title's words after a run
         for form_words, title, how in self._latin:
             if how == "edition":
                 continue
@@ -727,16 +728,35 @@ class TitleIndex:
                     if run[0] in self._function_words and run[-1] in self._function_words:
                         continue
                     runs.setdefault(run, set()).add(title)
+                    follows.setdefault(run, set()).update(form_words[i + size :])
         for size in range(min(6, len(words)), 1, -1):
             for i in range(len(words) - size + 1):
                 run = tuple(w for w, _, _ in words[i : i + size])
                 owners = runs.get(run)
                 if not owners or len(owners) != 1:
                     continue
+                if i + size < len(words) and self._strays(run, words[i + size][0], follows[run]):
+                    continue  # "the old miser at christmas" is not The Old Man and the Sea
                 start, end = words[i][1], words[i + size - 1][2]
                 if free(start, end) and not any(start < n.end and n.start < end for n in out):
                     out.append(Named(next(iter(owners)), folded[start:end], start, end, "short"))
         return out
+
+    def _strays(self, run: tuple[str, ...], after: str, title_next: set[str]) -> bool:
+        """True when a run of one word of content and function words ("the old", "lord of
+        the") is followed by a word of content that is none of the title's words after it
+        nor sounds like one by its first letters ("the old miser" of The Old Man and the
+        Sea; "the great gas be" still The Great Gatsby): another name, not this short form."""
+        if sum(w not in self._function_words for w in run) != 1:
+            return False
+        if not after.isalpha() or after in self._function_words:
+            return False
+        return not any(
+            after[:2] == w[:2]
+            or (len(w) > 2 and w in after)  # "the old fisherman"
+            or Levenshtein.normalized_similarity(after, w) >= 0.7  # "jekyll and hide"
+            for w in title_next
+        )
 
     def _ends_here(self, folded: str, end: int, rest_of_title: str) -> bool:
         """True when a short form ending at `end` is the title's whole name here: what

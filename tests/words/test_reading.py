@@ -2183,3 +2183,33 @@ def test_a_fifteenth_round_in_english_of_remarks_homophones_and_longer_titles(
     utterance: str, expected: list
 ) -> None:
     assert calls(utterance) == expected
+
+
+def test_a_short_form_followed_by_another_word_names_another_book() -> None:
+    index = TitleIndex([*LIBRARY, ("The Old Man and the Sea", ()), ("Dr Jekyll and Mr Hyde", ())])
+
+    def said(utterance: str) -> list:
+        return [(c.tool, c.arguments) for c in read(utterance, "en", index).calls]
+
+    assert said("play the old man") == [("play_book", {"keyword": "The Old Man and the Sea"})]
+    assert said("play jekyll and hide") == [("play_book", {"keyword": "Dr Jekyll and Mr Hyde"})]
+    # "the old" + a word none of the title's: not The Old Man and the Sea
+    assert said("play the story of the old miser at christmas") == [
+        ("play_book", {"keyword": "old miser at christmas"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from earlier blind rounds, noticed and left then
+        ("turn it down a little and slow it to point eight",
+         [("volume_down", {}), ("set_speed", {"rate": 0.8})]),
+        ("crank it up to one point five x", [("set_speed", {"rate": 1.5})]),
+        ("The music in begin is too long, every time I must to wait. Please jump it for all "
+         "chapter, it is 25 second.", [("set_skip", {"intro": 25})]),
+        ("wait, pause it", [("pause", {})]),
+    ],
+)  # fmt: skip
+def test_two_acts_joined_by_and_and_a_wait_told_of_oneself(utterance: str, expected: list) -> None:
+    assert calls(utterance) == expected

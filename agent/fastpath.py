@@ -158,10 +158,10 @@ def _resolve(
     `Ref.SKIPPED`, a key, is the one end the loaded book skips now (values of roles
     ``intro-seconds`` and ``outro-seconds``); with both skipped the call is impossible and
     "skip_end" is added to `open_ends` (the listener is asked which), with neither it is
-    impossible. `Ref.HALF` is half the seconds its end skips now (whole seconds); impossible
-    when it skips none."""
+    impossible. `Ref.HALF` is half the seconds its end skips now (whole seconds), `Ref.DOUBLE`
+    twice them; impossible when it skips none."""
     skips: dict[str, float] = {}
-    if Ref.SKIPPED in arguments or Ref.HALF in arguments.values():  # read only when asked
+    if Ref.SKIPPED in arguments or {Ref.HALF, Ref.DOUBLE} & set(arguments.values()):
         skips = {
             end: next((float(v) for v in role_values(context, schema, role, beside=PLAYBACK_STATE)
                        if isinstance(v, (int, float))), 0.0)
@@ -180,6 +180,10 @@ def _resolve(
             if not skips.get(key):
                 return None
             out[key] = round(skips[key] / 2)
+        elif value == Ref.DOUBLE:
+            if not skips.get(key):
+                return None
+            out[key] = round(skips[key] * 2)
         elif value == Ref.HEARD:
             now = [v for v in role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
                    if isinstance(v, int) and v >= 1]  # fmt: skip

@@ -605,6 +605,11 @@ class Scanner:
             every = [m.span() for m in _words_in(p.words("every_episode"), text, "en")]
             hits = [h for h in hits if h.tool != "next_episode"
                     or not any(a <= h.start and h.end <= b for a, b in every)]  # fmt: skip
+            # "i want every chapter from the very first word to the very last": how every
+            # episode should play, no book to start
+            if every and not re.search(r"§B\d+§", text):
+                hits = [h for h in hits if h.tool != "play_book"
+                        or h.kind not in ("cues", "from_start")]  # fmt: skip
             # "every time i must to wait": the listener's waiting told, no pause asked
             leads = p.bounded(list(p.words("waiting_leads")))
             hits = [h for h in hits if text[h.start : h.end] != "wait"

@@ -258,6 +258,12 @@ _EN_COUNTER = re.compile(
     re.IGNORECASE,
 )
 _EN_UNIT = "one|two|three|four|five|six|seven|eight|nine"
+# "the twenty-first chapter", "the fifteenth episode": a place past "twelfth" before a counter
+_EN_ORDINAL_COUNTER = re.compile(
+    rf"\b(?:({'|'.join(_EN_TENS)})[\s-]+({'|'.join(list(_EN_ORDINAL_UNITS)[:9])})"
+    rf"|({'|'.join([*list(_EN_ORDINAL_UNITS)[12:], *_EN_ORDINAL_TENS])}))(?=\s+(?:episode|chapter|part|section|track|one)\b)",
+    re.IGNORECASE,
+)
 _EN_TEN = "|".join(_EN_TENS)
 _EN_AMOUNT = re.compile(
     rf"\b(?:({_EN_TEN})[\s-]+({_EN_UNIT})|({_EN_SMALL_WORD}))\s+(minutes?|seconds?|hours?)\b",
@@ -363,7 +369,8 @@ def spoken_to_digits(text: str) -> str:
 
     Numbers next to an episode counter or a unit of time become digits ("第十二集" ->
     "第12集", "二十分钟" -> "20分钟", "episode two" -> "episode 2", "forty five minutes"
-    -> "45 minutes", Korean "이 번" -> "2번"); a recogniser's "chapter for" is chapter 4.
+    -> "45 minutes", "the twenty-first chapter" -> "the 21th chapter", Korean "이 번" ->
+    "2번"); a recogniser's "chapter for" is chapter 4.
     English years read the way people say them become four digits ("nineteen eighty four"
     1984, "nineteen oh five" 1905, "two thousand and one" 2001, "the nineteen eighties"
     the 1980s), never right after an episode counter ("chapter twenty one" is 21) nor
@@ -413,7 +420,15 @@ def spoken_to_digits(text: str) -> str:
 
     text = _ZH_COUNTER.sub(zh, text)
     text = _ZH_AMOUNT.sub(zh_amount, text)
+
+    def en_ordinal(match: re.Match[str]) -> str:
+        if match.group(3):
+            return f"{EN_NUMBER_WORDS[match.group(3).lower()]}th"
+        value = _EN_TENS[match.group(1).lower()] + _EN_ORDINAL_UNITS[match.group(2).lower()]
+        return f"{value}th"
+
     text = _EN_COUNTER.sub(en, text)
+    text = _EN_ORDINAL_COUNTER.sub(en_ordinal, text)
     text = _EN_AMOUNT.sub(en_amount, text)
     text = _years(text)
     return _KO.sub(ko, text)

@@ -29,7 +29,7 @@ LANGUAGES = ("zh", "en")
 _LIST_KEYS = {"patterns", "stop_words", "backward", "outro_words", "small_words",
               "intro_topic", "outro_topic", "intro_weak", "outro_weak", "verbs", "more_words",
               "less_words", "off_words", "keep_words", "ask_words", "both_words", "intro_bare",
-              "outro_bare", "half_words"}  # fmt: skip
+              "outro_bare", "half_words", "double_words", "once_here_words"}  # fmt: skip
 """Keys of a tool's table that hold no cue words."""
 _LEXICON_LISTS = {
     "fillers", "acknowledgements", "question_words", "polite_requests", "negations",
@@ -107,6 +107,25 @@ class Phrases:
         if self.language == "en":
             folded += [w.replace("'", "") for w in folded if "'" in w and " " in w.strip()]
         return tuple(dict.fromkeys(folded))
+
+    @functools.cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every word of the phrase lists (the lexicon's and the tools', not the patterns'),
+        folded: the words a request to the box is made of, English written with spaces."""
+        found: set[str] = set()
+
+        def walk(value: Any) -> None:
+            if isinstance(value, str):
+                found.update(re.findall(r"[a-z']+", fold(value)))
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+
+        for table in (self.lexicon, *self.tools.values()):
+            for key, value in table.items():
+                if not key.endswith("patterns"):
+                    walk(value)
+        return frozenset(found)
 
     def bounded(self, alternatives: list[str]) -> str:
         """A regex alternation of `alternatives` (escaped, the longest first), held to

@@ -105,6 +105,9 @@ class Ref(StrEnum):
     HALF = "<half the skip now>"
     """As a value of set_skip's arguments: half the seconds that end skips now ("cut the
     outro skip in half")."""
+    DOUBLE = "<twice the skip now>"
+    """As a value of set_skip's arguments: twice the seconds that end skips now ("double
+    the intro skip")."""
 
     def __repr__(self) -> str:  # a reading's `why` and the trace show "<episode loaded now>"
         return str(self.value)
@@ -268,6 +271,39 @@ _EPISODE_MARKED = re.compile(
     r"|\bpenultimate\s+(?:episode|chapter)\b(?P<pen>)",
     re.IGNORECASE,
 )
+_EPISODE_DESCRIBED = re.compile(
+    r"\b(?:the|that) (?:episode|chapter|part)(?: of §B\d+§)? "
+    r"(?:where|when|in which|with the|about the|about how)\b"
+)
+"""An episode told by what happens in it, with no number ("the episode where the Monkey
+King causes havoc"): which one is asked."""
+_POINTERS = frozenset(
+    {
+        "it",
+        "that",
+        "this",
+        "one",
+        "them",
+        "that one",
+        "this one",
+        "the one",
+        "它",
+        "那个",
+        "这个",
+        "一个",
+        "那本",
+        "这本",
+        "一下",
+        "的",
+    }
+)
+"""Words that point back at a book said before ("do you have dune? put it on", "play that
+one": `_keyword`'s "的", a book described, no title)."""
+_ROUGH_AMOUNT = re.compile(
+    r"(?:[\d一二两三四五六七八九十]多|一个多)(?:个)?\s*(?:小时|钟头|分钟|分)"
+    r"|\b(?:hours?|minutes?|§D\d+§) and a (?:bit|little|little bit|while)\b"
+)
+"""An amount of time said roughly ("二十多分钟", "an hour and a bit"): no timer's length."""
 _EPISODE_BEFORE_TITLE = re.compile(r"(?:[上下前后]一个|[上下]个|\bthe (?:previous|next) )$")
 """Words before a title that make it one of the book's episodes ("上一个成语故事")."""
 
@@ -302,19 +338,28 @@ class _Reader:
     # -- the facts -------------------------------------------------------------------
 
     def _longer_title(self, named: Named) -> bool:
-        """True when a Latin title is said as the start of a longer one, its next word
-        written with a capital as a name is ("Dune Messiah", "The Martian Chronicles by
-        Ray Bradbury"): another book, which the library may not hold, not this one. A word
-        of the request's own (a function word, an episode's or a volume's noun, a courtesy)
-        or a title written all in capitals is no such word."""
-        if named.how not in ("title", "alias") or has_cjk(named.title):
-            return False  # a short form or a person's name may stand before more of it
-        if self.text.isupper() or self.text.istitle():
+        """True when a Latin title is said as part of a longer one: its next word (past
+        "and the") or the word before it written with a capital as a name is ("Dune
+        Messiah", "The Martian Chronicles by Ray Bradbury", "Muppet Treasure Island",
+        "Let It Go"); said "by" someone who is none of its people ("the jungle by upton
+        sinclair"); or, in words all small or all capitalised, alone and followed by a word
+        that no request to the box is made of ("the martian chronicles"): another book,
+        which the library may not hold, not this one. A word of the request's own (a
+        function word, an episode's or a volume's noun, a courtesy), a word of a book or
+        person of the library, or a title written all in capitals is no such word."""
+        if has_cjk(named.title) or named.how == "person":
             return False
-        m = re.match(r"\s+([A-Z][a-z'’]+)\b", self.text[named.end :])
-        if m is None:
+        by = re.match(r"\s*,?\s+by\s+([A-Za-z][a-z'’]+)", self.text[named.end :])
+        if by is not None and self.index is not None:
+            # "play the jungle by upton sinclair": by someone who is none of its people
+            word = by.group(1).lower()
+            known = self.index.of_person(named.title, word)
+            if word not in self.en.words("function_words") and known is not None:
+                return not known
+        if named.how not in ("title", "alias"):
+            return False  # a short form may stand before more of it
+        if self.text.isupper():
             return False
-        word = m.group(1).lower()
         p = self.en
         own = {
             *p.words("function_words"),
@@ -325,7 +370,37 @@ class _Reader:
             "i",
             "sol",
         }
-        return word not in own
+        # With no capitals to tell names from words ("the martian chronicles", alone), or
+        # with a capital on every word ("Play Dune Messiah"), a word that no request to the
+        # box is made of and that no book or person of the library has is a name's.
+        cased = not (self.text.islower() or self.text.istitle())
+        if self.text.islower() and strip_words(
+            self.text[: named.start], (*self.en.words("fillers"), "the", "a", "an"), "en"
+        ).strip(" ,.!?"):
+            return False  # in words all small, only a title said alone ("the martian chronicles")
+        m = re.match(r"\s+((?:(?:and|of|[Tt]he|in|a|an)\s+)*)([A-Z][a-z'’]+)\b" if cased
+                     else r"\s+()([A-Za-z][a-z'’]+)\b", self.text[named.end :])  # fmt: skip
+        before = re.search(r"(?<=[\w,;:] )([A-Z][a-z'’]+)\s+$", self.text[: named.start])
+        if cased and before is not None:
+            # "Play Muppet Treasure Island", "asking for Let It Go": a name's word before it
+            said = re.sub(r"['’]s$", "", before.group(1).lower())  # "Stephen Fry's"
+            verbs = {c for c in (*p.tools["play_book"].get("cues", ()),
+                                 *p.tools["play_book"].get("head", ())) if " " not in c}  # fmt: skip
+            flanked = m is not None and m.group(1) == "" and said not in verbs
+            if flanked or (said not in own and said not in p.vocabulary):
+                return not (self.index is not None and self.index.knows_word(said))
+        if m is None:
+            return False
+        word = m.group(2).lower()
+        if m.group(1) and self.index is not None and self.index.knows_word(word):
+            return False  # "Play Dune and The Martian": two books
+        if word in own:
+            return False
+        return cased or not (
+            word in p.vocabulary
+            or (self.index is not None and self.index.knows_word(word))
+            or number_value(word) is not None
+        )
 
     def read(self) -> Reading:
         # what is said around the request ("Okay, …", "…, thanks", "…就行啊") is read away
@@ -349,7 +424,8 @@ class _Reader:
         # "上一个成语故事没听懂": after 上一个 / "the previous" a title is a common noun, one of
         # the book's episodes (a book is never "the previous 成语故事")
         titles = [n for n in titles if not _EPISODE_BEFORE_TITLE.search(folded[: n.start])]
-        titles = [n for n in titles if not self._longer_title(n)]
+        self._longer = [n for n in titles if self._longer_title(n)]
+        titles = [n for n in titles if n not in self._longer]
         spans: list[tuple[int, int, str]] = [
             (n.start, n.end, f"§B{i}§") for i, n in enumerate(titles)
         ]
@@ -401,6 +477,10 @@ class _Reader:
         }
         if self.scan.hesitation(folded):
             return Reading(**base, clarify="what", why="only sounds of thinking")
+        if re.fullmatch(
+            r"(?:小听|xiao\s*ting|hey|嘿|喂|[\s,.!?，。！？~…])+", folded
+        ) and re.search(r"小听|xiao\s*ting", folded):
+            return Reading(**base, clarify="what", why="the box's name alone")  # "小听小听"
         if self.scan.acknowledgement(folded):
             return Reading(**base, acknowledgement=True, why="asks for nothing")
         clauses = self.scan.clauses(masked, where, titles)
@@ -585,7 +665,8 @@ class _Reader:
         weak = [
             h for c, h in chosen
             if (h.tool == "play_book" and h.kind == "cues") or h.tool == ""
-            or (h.tool == "get_status" and h.kind == "description")
+            or (h.tool == "get_status" and h.kind == "description"
+                and not self.scan.said(c.text, "episode_words", "book_words"))  # "这集讲的啥"
             or (h.tool == "play_book" and h.kind == "replay" and not c.titles
                 and "§E" not in c.text and self._scope(c) is None
                 and self.scan.loudness([c]) is not None)  # "…banging on the ceiling again"
@@ -672,6 +753,27 @@ class _Reader:
                 continue  # "放第四十三回，中间那两回不听了": the episodes passed over, no stop
             if (
                 held
+                and held[1].tool in ("play_book", "next_episode", "resume")
+                and hit.tool == "stop"
+                and re.match(
+                    r"(?:we're|i'm|we are|i am|im|were) done\b", clause.text[hit.start : hit.end]
+                )
+                and re.match(r"\s*with\b", clause.text[hit.end :])
+            ):
+                continue  # "go on to the next one, we're done with this one": the reason
+            if (
+                held
+                and held[1].tool in ("play_book", "next_episode", "resume")
+                and hit.tool in ("stop", "pause")
+                and hit.kind == "cues"
+                and re.match(r"(?:and )?then\b|然后|再", clause.text)
+                and "sleep" not in kept
+                and not self.scan.episode_end(self.clauses)
+            ):  # "play this one and the next, then switch off": a stop to come, said no when
+                kept["sleep"] = (clause, Hit("sleep_timer", "vague", hit.start, hit.end))
+                continue
+            if (
+                held
                 and (held[1].tool, hit.tool) == ("set_speed", "set_speed")
                 and held[1].kind in ("normal", "pattern")
                 and hit.kind in ("faster", "slower")
@@ -718,15 +820,23 @@ class _Reader:
                     Hit("sleep_timer", "pattern", 0, 0, {"episode_end": "end"}),
                 )
         elif sleep is not None and (
-            sleep[1].kind == "episode_end" or "episode_end" in sleep[1].args
-        ):  # "stop at the end of the episode - no wait, make it twenty minutes": the minutes
+            sleep[1].kind in ("episode_end", "cancel") or "episode_end" in sleep[1].args
+        ):  # "stop at the end of the episode - no wait, make it twenty minutes": the minutes;
+            # "forget the end of the chapter — make it fifteen minutes instead"
             at = self.clauses.index(sleep[0])
             later = self.clauses[at + 1 :]
             said = [d for c in later for d in re.findall(r"§D(\d+)§", c.text)]
             if (
                 len(said) == 1
-                and self.scan.count(later, "corrections", "clause_alone")
+                and (
+                    self.scan.count(later, "corrections", "clause_alone")
+                    or (
+                        sleep[1].kind == "cancel"
+                        and any(re.search(r"\binstead\b|改成|换成", c.text) for c in later)
+                    )
+                )
                 and not self.scan.episode_end(later)
+                and not any(h.tool in ("seek", "set_skip") for c in later for h in c.hits)
             ):
                 kept["sleep"] = (later[-1], Hit("sleep_timer", "pattern", 0, 0, {"d": said[0]}))
         playback = kept.get("playback")
@@ -765,6 +875,18 @@ class _Reader:
         ):  # "the intro skip is way too long … set it to ten": the skip's amount, no volume
             del kept["volume"]
         self._settle(kept, replaced)
+        sleep, playback = kept.get("sleep"), kept.get("playback")
+        if (
+            sleep is not None
+            and sleep[1].kind != "cancel"
+            and "episode_end" not in sleep[1].args
+            and _ROUGH_AMOUNT.search(self.folded)
+        ) or (
+            playback is not None
+            and playback[1].tool in ("stop", "pause")
+            and _ROUGH_AMOUNT.search(playback[0].text)
+        ):  # "switch it off in an hour and a bit", "二十多分钟后关掉": when, said roughly
+            return Reading(**base, clarify="when", tools=hints, why="asks: when (said roughly)")
         if kept and "playback" not in kept and set(kept) <= {"sleep", "speed", "skip", "volume"}:
             # "Chapter 3 of The Martian, and stop when it's done": a clause that is a book
             # (and its episode) alone, beside what is set of it, asks for that book
@@ -834,6 +956,19 @@ class _Reader:
                 # "有X吗？放一下", "do you have X? put it on": the book asked about
                 found = self._call(*asked[-1], titles, {})
                 said = (found.arguments.get("keyword") if found is not None else "") or ""
+                own = self._keyword(clause, hit) if hit.tool == "play_book" else ""
+                if (
+                    said
+                    and found is not None
+                    and script_of(clause.text) == "en"
+                    and own
+                    and own not in _POINTERS
+                    and fold(own) not in fold(said)
+                ):
+                    # "got any scary stories? … the kids want a fright": a wish told, the
+                    # question answered
+                    calls.append(found)
+                    continue
                 if said:
                     args: dict[str, Any] = {"keyword": said}
                     if (episode := self._episode(clause)) is not None:
@@ -998,6 +1133,8 @@ class _Reader:
                 elif isinstance(value, (int, float)) and not isinstance(value, bool):
                     value = abs(float(value))
                     values |= {value, value * 60, value / 60}
+                    if call.tool == "set_speed":
+                        values.add(round(value * 100))  # "set the speed to 150 percent"
         # an amount said alone beside it is its amount ("skip the start music, quarter of
         # minute, for every chapter")
         near = [c for c in self.clauses[max(at - 1, 0) : at + 2]
@@ -1619,6 +1756,13 @@ class _Reader:
                 return self._play(clause, named, extra)
             return Call("resume")
         if tool == "play_book":
+            if (
+                kind == "cues"
+                and "§E" not in clause.text
+                and _EPISODE_DESCRIBED.search(clause.text)
+            ):  # "play the episode of Journey to the West where the Monkey King …": which one?
+                extra["clarify"] = "episode"
+                return Call("")
             if kind == "replay":
                 if (
                     named
@@ -2068,6 +2212,8 @@ class _Reader:
             if not steps or abs(by - steps * 0.25) > 0.01:
                 return None
             return Call("set_speed", {"step": steps if hit.args.get("dir") == "快" else -steps})
+        if "pct" in hit.args:  # "set the speed to 150 percent"
+            return Call("set_speed", {"rate": int(hit.args["pct"]) / 100})
         said = hit.args.get("rate", "").strip().lower()
         quarters = {"one and a quarter": 1.25, "one and three quarters": 1.75}
         rate = quarters.get(said) or rate_said(said)
@@ -2092,7 +2238,7 @@ class _Reader:
         if (
             hit is not None
             and hit.kind == "topic"
-            and (hit.args.get("relative") or Ref.HALF in hit.args.values())
+            and (hit.args.get("relative") or {Ref.HALF, Ref.DOUBLE} & set(hit.args.values()))
         ):
             return hit
         self._given, self._described = given, described  # nothing of it taken
@@ -2160,6 +2306,19 @@ class _Reader:
 
         verb = self._skip_verb_in(self.clauses)
         every = self.scan.count(self.clauses, "every_episode") > 0
+        if (
+            not every
+            and "§D" not in clause.text
+            and any(
+                h.tool == "next_episode"
+                and re.search(
+                    r"\bnext (?:chapter|episode|part|one)\b|下一[集章回节]",
+                    clause.text[h.start : h.end],
+                )
+                for h in clause.hits
+            )
+        ):  # "skip to the next chapter the ending is just music anyway": the move, its reason
+            return None
         # "cut off the end": a verb of cutting, not a word of no skip
         uncut = re.sub(r"\b(cut|cutting|chop|chopping|trim|trimming)\s+off\b", r"\1", text)
         # a skip turned off, said with a negation, or asked about speaks of the setting,
@@ -2321,6 +2480,9 @@ class _Reader:
         if not amounts and any(said("half_words", c.text) for c in [clause, *followers]):
             # "cut the outro skip in half", "…, make it half that": of the seconds skipped now
             return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), Ref.HALF))
+        if not amounts and any(said("double_words", c.text) for c in [clause, *followers]):
+            # "double the intro skip, the music is longer than that"
+            return Hit("set_skip", "topic", 0, 0, dict.fromkeys(sorted(ends), Ref.DOUBLE))
         if amounts:
             value = amounts[-1]
             if sign:
@@ -2388,16 +2550,21 @@ class _Reader:
 
     def _once(self, call: Call | None) -> Call | None:
         """`call`, or for a skip of the intro alone said of this episode alone ("just this
-        once hop over the opening music, about thirty seconds", the skip's ``once_words``)
-        a jump to the end of that opening: no setting of every episode."""
+        once hop over the opening music, about thirty seconds", the skip's ``once_words``;
+        "这集开头跳过去", its ``once_here_words``, when no word of every episode is said) a
+        jump to the end of that opening: no setting of every episode."""
         if call is None or call.tool != "set_skip" or set(call.arguments) != {"intro"}:
             return call
         seconds = call.arguments["intro"]
         folded = fold(self.utterance)
         if not isinstance(seconds, int) or seconds <= 0:
             return call
+        every = any(said_in(w, folded, script_of(w))
+                    for p in (self.zh, self.en) for w in p.words("every_episode"))  # fmt: skip
         for p in (self.zh, self.en):
             for word in p.tools.get("set_skip", {}).get("once_words", ()):
+                if every and word in p.tools["set_skip"].get("once_here_words", ()):
+                    continue  # "这集开头跳过去，以后每集都这样": every one
                 for at in (m.start() for m in re.finditer(re.escape(fold(word)), folded)):
                     if re.search(r"(?:不|不光|不只|not|not just|not only)\s*$", folded[:at]):
                         continue  # "以后每一集开头都跳过一分半，不光这一集": every one
@@ -2540,12 +2707,13 @@ class _Reader:
         if self.index is None:
             return []
         for clause in clauses:
-            if clause.hits or clause.titles or "§" in clause.text:
+            text = re.sub(r"§E-?\d+§", " ", clause.text)  # "mobi dick chapter three"
+            if clause.hits or clause.titles or "§" in text:
                 continue
             script = script_of(clause.text)
             p = self.phrases(script)
             words = strip_words(
-                clause.text.strip(" ,.!?，。！？"),
+                re.sub(r"\s+", " ", text).strip(" ,.!?，。！？"),
                 (*p.words("fillers"), *p.words("title_wrappers"), "the", "a", "an"),
                 script,
             ).strip()
@@ -2665,6 +2833,16 @@ class _Reader:
                 )
         if not named and not question and self._complaint(clauses):
             return self._complained(base)
+        if (
+            leftover
+            and not named
+            and not question
+            and self._longer
+            and not any(c.hits for c in clauses)
+            and not base["episode"]
+        ):  # "the martian chronicles": a longer title alone, asked for as said
+            return Reading(**base, calls=(Call("play_book", {"keyword": leftover}),),
+                           tools=("play_book",), why="a longer title alone")  # fmt: skip
         return Reading(**base, tools=hints, why="no reading: the model's")
 
     def _complaint(self, clauses: list[Clause]) -> bool:

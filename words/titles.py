@@ -292,6 +292,8 @@ class Named:
     how: str
 
 
+_SPELLED_OUT = {"dr": "doctor", "mr": "mister", "mrs": "missus", "st": "saint"}
+"""Short titles of people in book titles, as said aloud ("Dr Jekyll and Mr Hyde")."""
 _ZH_EDITION = re.compile(
     r"^(?P<base>.+?)\s*(?:第\s*(?P<n1>[\d一二三四五六七八九十]+)\s*[部本卷册季]|(?P<n2>\d+))$"
 )
@@ -432,6 +434,8 @@ class TitleIndex:
                     self._add(alias, title, "alias")
             for form in (*self._editions(title), *parts):
                 self._add(form, title, "edition")
+        for form, title in self._halves():
+            self._add(form, title, "edition")
         self._cjk.sort(key=lambda f: -len(f[0]))
         self._latin.sort(key=lambda f: -len(f[0]))
         self._person_forms = sorted(people_forms.items(), key=lambda f: -len(f[0]))
@@ -492,6 +496,9 @@ class TitleIndex:
         said the southern way, 明朝那些事第一部; "Dune 2": "Dune part 2")."""
         folded = fold(title).strip()
         forms: list[str] = []
+        spelled = re.sub(r"\b(dr|mr|mrs|st)\b\.?", lambda m: _SPELLED_OUT[m.group(1)], folded)
+        if spelled != folded:  # "Doctor Jekyll and Mister Hyde"
+            forms.append(spelled)
         zh = _ZH_EDITION.match(folded)
         if zh and _CJK_CHAR.search(zh.group("base")):
             n = chinese_number(zh.group("n1") or zh.group("n2") or "")
@@ -512,6 +519,29 @@ class TitleIndex:
             ]
             return [f for f in forms if normalize(f) != normalize(title)]
         return forms
+
+    def _halves(self) -> list[tuple[str, str]]:
+        """A Chinese series of two or three parts said by its halves or thirds ("平凡的世界
+        下部" of 平凡的世界 and 平凡的世界 第二部: the second; 上部, 中部, 下部 of three), as
+        ``(form, title)``."""
+        series: dict[str, dict[int, str]] = {}
+        for title in self.titles:
+            folded = fold(title).strip()
+            zh = _ZH_EDITION.match(folded)
+            if zh and _CJK_CHAR.search(zh.group("base")):
+                n = chinese_number(zh.group("n1") or zh.group("n2") or "")
+                if n is not None:
+                    series.setdefault(normalize(zh.group("base")), {})[n] = title
+        for title in self.titles:
+            if normalize(title) in series:
+                series[normalize(title)].setdefault(1, title)
+        said = {2: ("上部", "下部"), 3: ("上部", "中部", "下部")}
+        return [
+            (base + word, parts[n])
+            for base, parts in series.items()
+            if sorted(parts) in ([1, 2], [1, 2, 3])
+            for n, word in zip(sorted(parts), said[len(parts)], strict=True)
+        ]
 
     def _first_of_series(self) -> dict[str, str]:
         """Titles whose next parts are in the library ("三体" beside "三体2"): said with
@@ -541,6 +571,23 @@ class TitleIndex:
             if len(titles := self._people[name]) == 1:
                 found.append(Named(next(iter(titles)), said, start, end, "person"))
         return sorted(found, key=lambda n: n.start)
+
+    def knows_word(self, word: str) -> bool:
+        """True when `word` (folded) is a word of a Latin title, alias or person's name of
+        the library."""
+        return word in self._title_words or any(
+            word in re.findall(r"[\w']+", fold(name)) for name in self._people
+        )
+
+    def of_person(self, title: str, word: str) -> bool | None:
+        """True when `word` (folded) is a word of the name of a person (author, narrator)
+        of `title`; None when the library knows no person of it."""
+        if not any(title in titles for titles in self._people.values()):
+            return None
+        return any(
+            title in titles and word in re.findall(r"[\w']+", fold(name))
+            for name, titles in self._people.items()
+        )
 
     def people_in(self, text: str) -> list[str]:
         """The people of the library (authors, narrators, as the library spells them)
@@ -735,7 +782,9 @@ class TitleIndex:
                 owners = runs.get(run)
                 if not owners or len(owners) != 1:
                     continue
-                if i + size < len(words) and self._strays(run, words[i + size][0], follows[run]):
+                after = next((w for w, _, _ in words[i + size :]
+                              if w not in self._function_words), "")  # fmt: skip
+                if after and self._strays(run, after, follows[run]):
                     continue  # "the old miser at christmas" is not The Old Man and the Sea
                 start, end = words[i][1], words[i + size - 1][2]
                 if free(start, end) and not any(start < n.end and n.start < end for n in out):
@@ -744,8 +793,8 @@ class TitleIndex:
 
     def _strays(self, run: tuple[str, ...], after: str, title_next: set[str]) -> bool:
         """True when a run of one word of content and function words ("the old", "lord of
-        the") is followed by a word of content that is none of the title's words after it
-        nor sounds like one by its first letters ("the old miser" of The Old Man and the
+        the") is followed (past function words) by a word of content that is none of the
+        title's words after it nor sounds like one by its first letters ("the old miser" of The Old Man and the
         Sea; "the great gas be" still The Great Gatsby): another name, not this short form."""
         if sum(w not in self._function_words for w in run) != 1:
             return False

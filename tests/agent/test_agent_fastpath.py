@@ -159,3 +159,7 @@ def test_a_change_of_the_skip_that_names_no_end_is_of_the_end_skipped_now() -> N
         FastMatch("set_skip", {"intro": 22}),
     )
     assert plan("cut the intro skip in half", skipping(0, 30)) is None
+    assert plan("double the intro skip", skipping(15, 0)).calls == (
+        FastMatch("set_skip", {"intro": 30}),
+    )
+    assert plan("double the intro skip", skipping(0, 30)) is None

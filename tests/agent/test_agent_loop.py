@@ -263,7 +263,7 @@ async def test_long_utterance_is_cut() -> None:
     turn = await run(_agent(model), "西" * 2000)
     assert turn.answer == "好" and "cut from 2000" in turn.error
     content = model.history[0]["messages"][-1]["content"]
-    assert len(content.split("\n", 1)[1].removeprefix("用户：")) == 500
+    assert len(content.rsplit("用户：", 1)[1]) == 500  # after any hint lines before it
 
 
 async def test_labels_in_the_utterance_are_defused() -> None:

@@ -2213,3 +2213,82 @@ def test_a_short_form_followed_by_another_word_names_another_book() -> None:
 )  # fmt: skip
 def test_two_acts_joined_by_and_and_a_wait_told_of_oneself(utterance: str, expected: list) -> None:
     assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from blind rounds 68–70
+        ("ok im done with this one onto the next chatter", [("next_episode", {})]),
+        ("skip the intra and the outro thirty seconds each",
+         [("set_skip", {"intro": 30, "outro": 30})]),
+        ("Slow him doon tae one and a quarter, he's fair racin' through it.",
+         [("set_speed", {"rate": 1.25})]),
+        ("can you make it go faster — like 1.75?", [("set_speed", {"rate": 1.75})]),
+        ("Set the speed to 150 percent.", [("set_speed", {"rate": 1.5})]),
+        ("Go to the twenty-first chapter.", [("play_book", {"section": 21})]),
+        ("Put Dracula on instead, and skip the first twenty seconds of each chapter",
+         [("play_book", {"keyword": "Dracula"}), ("set_skip", {"intro": 20})]),
+        ("Turn off all the skipping. I want every chapter from the very first word to the "
+         "very last.", [("set_skip", {"intro": 0, "outro": 0})]),
+        ("the bit after the story ends is a minute and a quarter of ads leave that out every "
+         "time", [("set_skip", {"outro": 75})]),
+        ("Make the opening skip forty-five seconds and leave the ending one as it is.",
+         [("set_skip", {"intro": 45})]),
+        ("Actually, forget the end of the chapter — make it fifteen minutes instead.",
+         [("sleep_timer", {"minutes": 15})]),
+        ("skip to the next chapter the ending is just music anyway", [("next_episode", {})]),
+        ("Doctor Jekyll and Mister Hyde, chapter ten, please.",
+         [("play_book", {"keyword": "Dr Jekyll and Mr Hyde", "section": 10})]),
+        ("Stop first lah, I need to take this call.", [("pause", {})]),
+        ("Wake me up at seven tomorrow with Dracula.", [("help", {})]),
+        ("停停停", [("pause", {})]),
+        ("刚才那个名字没听清楚，退一点点。", [("seek", {"seconds": -10, "relative": True})]),
+        ("退两集", [("previous_episode", {}), ("previous_episode", {})]),
+        ("这集开头跳过去 直接从一分钟开始", [("seek", {"seconds": 60})]),
+        ("这集讲的啥", [("get_status", {"about": "description"})]),
+        ("放首歌听听呗。", [("help", {})]),
+        ("这个讲故事的叔叔是谁呀？", [("get_status", {"about": "narrator"})]),
+        # a title said as part of another's
+        ("Play The Prince and the Pauper by Mark Twain.",
+         [("play_book", {"keyword": "prince and the pauper by mark twain"})]),
+        ("Play Muppet Treasure Island, the film with Kermit.",
+         [("play_book", {"keyword": "muppet treasure island"})]),
+        ("Play Dracula Messiah, please.", [("play_book", {"keyword": "dracula messiah"})]),
+        ("the frankenstein chronicles", [("play_book", {"keyword": "frankenstein chronicles"})]),
+        # with no author known, "by" anyone is no other book
+        ("play frankenstein by mary shelley", [("play_book", {"keyword": "Frankenstein"})]),
+        ("put on frankenstein chapter two", [("play_book", {"keyword": "Frankenstein", "section": 2})]),
+    ],
+)  # fmt: skip
+def test_a_sixteenth_round_of_skips_speeds_chapters_and_titles_said_as_part_of_others(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "We've only just started this chapter — play this one and the next, then switch off.",
+        "Switch it off in an hour and a bit, I'll be out cold by then.",
+        "二十多分钟后关掉",
+        "Play the episode of Journey to the West where the Monkey King causes havoc in heaven.",
+        "小听小听",
+    ],
+)
+def test_a_time_or_episode_said_roughly_is_asked(utterance: str) -> None:
+    reading = read(utterance, "en" if utterance.isascii() else "zh", INDEX)
+    assert reading.calls == () and reading.clarify in ("when", "episode", "what")
+
+
+def test_a_title_said_by_someone_who_is_none_of_its_people_is_another_book() -> None:
+    index = TitleIndex([("The Jungle Book", (), ("Rudyard Kipling",))])
+    said = [
+        (c.tool, c.arguments) for c in read("play the jungle by upton sinclair", "en", index).calls
+    ]
+    assert said == [("play_book", {"keyword": "jungle by upton sinclair"})]
+    said = [
+        (c.tool, c.arguments) for c in read("play the jungle book by kipling", "en", index).calls
+    ]
+    assert said == [("play_book", {"keyword": "The Jungle Book"})]

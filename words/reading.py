@@ -297,8 +297,8 @@ _POINTERS = frozenset(
         "的",
     }
 )
-"""Words that point back at a book said before ("do you have dune? put it on", "play that
-one": `_keyword`'s "的", a book described, no title)."""
+"""Words that point back at a book said before ("do you have dune? put it on"), and
+`_keyword`'s "的" (a book described, no title of its own)."""
 _ROUGH_AMOUNT = re.compile(
     r"(?:[\d一二两三四五六七八九十]多|一个多)(?:个)?\s*(?:小时|钟头|分钟|分)"
     r"|\b(?:hours?|minutes?|§D\d+§) and a (?:bit|little|little bit|while)\b"

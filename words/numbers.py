@@ -254,7 +254,7 @@ _EN_SMALL_WORD = "|".join(sorted(set(_EN_SMALL) - {"zero"}, key=len, reverse=Tru
 _EN_HEARD = {"for": 4, "to": 2, "too": 2}
 _EN_FIRST = "|".join(sorted([*(set(_EN_SMALL) - {"zero"}), *_EN_HEARD], key=len, reverse=True))
 _EN_COUNTER = re.compile(
-    rf"\b(episode|chapter|part|section|number|track)\s+({_EN_FIRST})(?:[\s-]+({_EN_SMALL_WORD}))?\b",
+    rf"\b(episode|chapter|part|section|number|track)\s+({_EN_FIRST})(?:[\s-]+({_EN_SMALL_WORD}|too))?\b",
     re.IGNORECASE,
 )
 _EN_UNIT = "one|two|three|four|five|six|seven|eight|nine"
@@ -358,8 +358,9 @@ def _ko_value(token: str) -> int | None:
 
 def _en_counter_value(first: str, second: str | None) -> int:
     value = _EN_SMALL.get(first.lower()) or _EN_HEARD[first.lower()]
-    if second and value >= 20 and _EN_SMALL[second.lower()] < 10:
-        value += _EN_SMALL[second.lower()]
+    said = _EN_SMALL.get(second.lower(), _EN_HEARD.get(second.lower(), 0)) if second else 0
+    if second and value >= 20 and 0 < said < 10:  # "episode twenty too": 22
+        value += said
     return value
 
 

@@ -1997,7 +1997,8 @@ class _Reader:
                 # "大闹天宫那一集", "大闹天宫的那一集"; a story inside the book named just
                 # before ("三体里那个射手和农场主的故事"), not any story ("小兔子的故事")
                 r"(?:的?\s*那一?\s*(?:章|集|回|段|节)|的(?:那个)?故事)"
-                r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)\s*$",
+                r"|\b(?:chapter|episode|part)\s+(?:called|named|titled)\s+(?P<e>[\w' ]{1,30}?)"
+                r"(?:\s+(?:please|thanks|thank you|now))?\s*$",  # "… called 大闹天宫 please"
                 text,
             )
             if not found:

@@ -2292,3 +2292,25 @@ def test_a_title_said_by_someone_who_is_none_of_its_people_is_another_book() -> 
         (c.tool, c.arguments) for c in read("play the jungle book by kipling", "en", index).calls
     ]
     assert said == [("play_book", {"keyword": "The Jungle Book"})]
+
+
+@pytest.mark.parametrize(
+    ("utterance", "expected"),
+    [
+        # read from blind rounds 71–73
+        ("我去做饭了，油烟机太响", [("volume_up", {})]),
+        ("play alice in wonderland episode twenty too",
+         [("play_book", {"keyword": "Alice in Wonderland", "section": 22})]),
+        ("press play again", [("resume", {})]),
+        ("Please go to the minute five and thirty second of this.", [("seek", {"seconds": 330})]),
+        ("nest episode", [("next_episode", {})]),
+        ("go back to episode won", [("play_book", {"section": 1})]),
+        ("skip ahead to episodes", [("next_episode", {}), ("next_episode", {})]),
+        ("Journey to the West, the episode called 大闹天宫 please",
+         [("play_book", {"keyword": "西游记", "episode_title": "大闹天宫"})]),
+    ],
+)  # fmt: skip
+def test_a_seventeenth_round_of_noise_homophones_and_times_said_by_learners(
+    utterance: str, expected: list
+) -> None:
+    assert calls(utterance) == expected

@@ -22,6 +22,7 @@ from words import Reading, Ref
 
 from .grammar import (
     EPISODE,
+    EPISODE_COUNT,
     INTRO_SECONDS,
     OUTRO_SECONDS,
     PLAYBACK_STATE,
@@ -117,6 +118,8 @@ class FastPath:
                 calls = [FastMatch(c.tool, dict(c.arguments)) for c in reading.calls]
         if not calls:
             return None
+        if _past_the_ends(calls, context, schema):
+            return Plan(ask=("clarify", ("episode",)))  # "go forward five episodes" of 3 left
         out = []
         # the episode before, as the one just heard: maybe it was, maybe the listener
         # jumped here; asked about first ("刚才那集再放一遍" a few seconds in)
@@ -209,6 +212,25 @@ def _resolve(
         else:
             out[key] = value
     return out
+
+
+def _past_the_ends(
+    calls: Sequence[FastMatch], context: dict[str, Any] | None, schema: dict[str, Any] | None
+) -> bool:
+    """True when several steps to the next (or previous) episode would go past the last (or
+    the first) episode of the book loaded (``episode`` and ``episode-count`` beside the
+    ``playback-state``): which episode is meant is asked, none is played."""
+    ahead = sum(c.tool == "next_episode" for c in calls)
+    back = sum(c.tool == "previous_episode" for c in calls)
+    if max(ahead, back) < 2:
+        return False
+    now = [v for v in role_values(context, schema, EPISODE, beside=PLAYBACK_STATE)
+           if isinstance(v, int)]  # fmt: skip
+    total = [v for v in role_values(context, schema, EPISODE_COUNT, beside=PLAYBACK_STATE)
+             if isinstance(v, int)]  # fmt: skip
+    if not now or not total:
+        return False
+    return now[0] + ahead > total[0] or now[0] - back < 1
 
 
 def _bookmarked(

@@ -163,3 +163,13 @@ def test_a_change_of_the_skip_that_names_no_end_is_of_the_end_skipped_now() -> N
         FastMatch("set_skip", {"intro": 30}),
     )
     assert plan("double the intro skip", skipping(0, 30)) is None
+
+
+def test_steps_past_the_last_or_first_episode_ask_which_one() -> None:
+    near_end = {**PLAYING, "now": {**PLAYING["now"], "episode": 98}}
+    assert plan("go forward five episodes", near_end).ask == ("clarify", ("episode",))
+    assert plan("go forward two episodes", near_end).calls == (
+        FastMatch("next_episode", {}),
+        FastMatch("next_episode", {}),
+    )
+    assert plan("go back five episodes", PLAYING).ask == ("clarify", ("episode",))

@@ -260,8 +260,9 @@ _EN_COUNTER = re.compile(
 _EN_UNIT = "one|two|three|four|five|six|seven|eight|nine"
 # "the twenty-first chapter", "the fifteenth episode": a place past "twelfth" before a counter
 _EN_ORDINAL_COUNTER = re.compile(
-    rf"\b(?:({'|'.join(_EN_TENS)})[\s-]+({'|'.join(list(_EN_ORDINAL_UNITS)[:9])})"
-    rf"|({'|'.join([*list(_EN_ORDINAL_UNITS)[12:], *_EN_ORDINAL_TENS])}))(?=\s+(?:episode|chapter|part|section|track|one)\b)",
+    rf"\b(?:(?:{'|'.join(_EN_TENS)})[\s-]+(?:{'|'.join(w for w, v in _EN_ORDINAL_UNITS.items() if v < 10)})"
+    rf"|{'|'.join([*(w for w, v in _EN_ORDINAL_UNITS.items() if v > 12), *_EN_ORDINAL_TENS])})"
+    rf"(?=\s+(?:episode|chapter|part|section|track|one)\b)",
     re.IGNORECASE,
 )
 _EN_TEN = "|".join(_EN_TENS)
@@ -422,14 +423,8 @@ def spoken_to_digits(text: str) -> str:
     text = _ZH_COUNTER.sub(zh, text)
     text = _ZH_AMOUNT.sub(zh_amount, text)
 
-    def en_ordinal(match: re.Match[str]) -> str:
-        if match.group(3):
-            return f"{EN_NUMBER_WORDS[match.group(3).lower()]}th"
-        value = _EN_TENS[match.group(1).lower()] + _EN_ORDINAL_UNITS[match.group(2).lower()]
-        return f"{value}th"
-
     text = _EN_COUNTER.sub(en, text)
-    text = _EN_ORDINAL_COUNTER.sub(en_ordinal, text)
+    text = _EN_ORDINAL_COUNTER.sub(lambda m: f"{english_number(m.group())}th", text)
     text = _EN_AMOUNT.sub(en_amount, text)
     text = _years(text)
     return _KO.sub(ko, text)

@@ -309,6 +309,16 @@ _PART_AFTER = re.compile(
 )
 
 
+def _zh_part(folded: str) -> tuple[str, int | None] | None:
+    """The Chinese title `folded` as its series' name and part number ("三体2": ("三体",
+    2), "明朝那些事儿 第一部": ("明朝那些事儿", 1)); None for a title with no part said or
+    no Chinese in its name."""
+    zh = _ZH_EDITION.match(folded)
+    if not zh or not _CJK_CHAR.search(zh.group("base")):
+        return None
+    return zh.group("base").strip(), chinese_number(zh.group("n1") or zh.group("n2") or "")
+
+
 def _cn(n: int) -> str:
     return _CN_SMALL[n] if n <= 10 else ("十" + _CN_SMALL[n - 10] if n < 20 else str(n))
 
@@ -440,6 +450,8 @@ class TitleIndex:
         self._latin.sort(key=lambda f: -len(f[0]))
         self._person_forms = sorted(people_forms.items(), key=lambda f: -len(f[0]))
         self._title_words = frozenset(w for words, _, _ in self._latin for w in words)
+        # each person's name as its folded words ("J. R. R. Tolkien": j, r, tolkien)
+        self._name_words = {n: frozenset(re.findall(r"[\w']+", fold(n))) for n in self._people}
         self._firsts = self._first_of_series()
         self._starts: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         # Titles in parts ("单田芳 三侠五义": a reader's name and the book), said with words
@@ -499,10 +511,9 @@ class TitleIndex:
         spelled = re.sub(r"\b(dr|mr|mrs|st)\b\.?", lambda m: _SPELLED_OUT[m.group(1)], folded)
         if spelled != folded:  # "Doctor Jekyll and Mister Hyde"
             forms.append(spelled)
-        zh = _ZH_EDITION.match(folded)
-        if zh and _CJK_CHAR.search(zh.group("base")):
-            n = chinese_number(zh.group("n1") or zh.group("n2") or "")
-            base = zh.group("base").strip()
+        zh = _zh_part(folded)
+        if zh is not None:
+            base, n = zh
             bases = [base, base[:-1]] if base.endswith("儿") and len(base) > 3 else [base]
             if n is not None and 0 < n < 100:
                 forms += [
@@ -526,12 +537,9 @@ class TitleIndex:
         ``(form, title)``."""
         series: dict[str, dict[int, str]] = {}
         for title in self.titles:
-            folded = fold(title).strip()
-            zh = _ZH_EDITION.match(folded)
-            if zh and _CJK_CHAR.search(zh.group("base")):
-                n = chinese_number(zh.group("n1") or zh.group("n2") or "")
-                if n is not None:
-                    series.setdefault(normalize(zh.group("base")), {})[n] = title
+            part = _zh_part(fold(title).strip())
+            if part is not None and part[1] is not None:
+                series.setdefault(normalize(part[0]), {})[part[1]] = title
         for title in self.titles:
             if normalize(title) in series:
                 series[normalize(title)].setdefault(1, title)
@@ -575,9 +583,7 @@ class TitleIndex:
     def knows_word(self, word: str) -> bool:
         """True when `word` (folded) is a word of a Latin title, alias or person's name of
         the library."""
-        return word in self._title_words or any(
-            word in re.findall(r"[\w']+", fold(name)) for name in self._people
-        )
+        return word in self._title_words or any(word in w for w in self._name_words.values())
 
     def of_person(self, title: str, word: str) -> bool | None:
         """True when `word` (folded) is a word of the name of a person (author, narrator)
@@ -585,7 +591,7 @@ class TitleIndex:
         if not any(title in titles for titles in self._people.values()):
             return None
         return any(
-            title in titles and word in re.findall(r"[\w']+", fold(name))
+            title in titles and word in self._name_words[name]
             for name, titles in self._people.items()
         )
 
@@ -794,8 +800,9 @@ class TitleIndex:
     def _strays(self, run: tuple[str, ...], after: str, title_next: set[str]) -> bool:
         """True when a run of one word of content and function words ("the old", "lord of
         the") is followed (past function words) by a word of content that is none of the
-        title's words after it nor sounds like one by its first letters ("the old miser" of The Old Man and the
-        Sea; "the great gas be" still The Great Gatsby): another name, not this short form."""
+        title's words after it, holds none, and begins or sounds like none ("the old miser"
+        is not The Old Man and the Sea; "the great gas be" is The Great Gatsby): another
+        name, not this short form."""
         if sum(w not in self._function_words for w in run) != 1:
             return False
         if not after.isalpha() or after in self._function_words:
